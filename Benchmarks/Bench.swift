@@ -1,0 +1,4 @@
+@main
+struct Bench {
+    static func main() {}
+}

@@ -1,0 +1,28 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "SerialDB",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "SerialDB", targets: ["SerialDB"]),
+        .executable(name: "stress", targets: ["stress"]),
+        .executable(name: "bench", targets: ["bench"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        // Test and benchmark support in C: a fault-injecting VFS and the raw C API baseline.
+        .target(name: "CSQLiteShims", dependencies: ["CSQLite"]),
+        .target(name: "SerialDB", dependencies: ["CSQLite"]),
+        .executableTarget(name: "stress", dependencies: ["SerialDB", "CSQLiteShims"], path: "Stress"),
+        .executableTarget(name: "bench", dependencies: ["SerialDB", "CSQLiteShims"], path: "Benchmarks"),
+        .target(name: "SerialDBTestSupport", dependencies: ["SerialDB"], path: "Tests/SerialDBTestSupport"),
+        .testTarget(
+            name: "SerialDBTests", dependencies: ["SerialDB", "SerialDBTestSupport", "CSQLite", "CSQLiteShims"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,393 @@
+import CSQLite
+import Foundation
+
+/// One SQLite connection.
+///
+/// You normally receive a `Database` inside a ``DatabaseQueue`` block and use it only there.
+/// It is not `Sendable`: a connection must be used by one thread at a time, and the queue is
+/// what guarantees that. A standalone `Database` is for tools and single-threaded programs.
+///
+/// ```swift
+/// try queue.inDatabase { db in
+///     try db.execute(sql: "INSERT INTO player(name, score) VALUES (?, ?)", arguments: ["Ann", 10])
+///     let count = try db.fetchOne(Int.self, sql: "SELECT count(*) FROM player")
+/// }
+/// ```
+///
+/// See <https://www.sqlite.org/c3ref/sqlite3.html>.
+public final class Database {
+    /// How the connection was opened.
+    public let configuration: Configuration
+    /// The file path, or `":memory:"`.
+    public let path: String
+    /// The `sqlite3` handle, for calls SerialDB does not wrap. Do not close it.
+    public private(set) var handle: OpaquePointer?
+
+    /// Statements prepared by `execute` and `fetch*`, keyed by SQL.
+    private var statementCache: [String: Statement] = [:]
+    private static let statementCacheLimit = 512
+    /// BEGIN / COMMIT / ROLLBACK, prepared once: every queue call runs them.
+    private var transactionStatements: [TransactionStatement: Statement] = [:]
+    /// Depth of read-only blocks; statements that write are refused while positive.
+    var readOnlyDepth = 0
+    /// Depth of savepoints opened by ``inSavepoint(_:)``, to name them uniquely.
+    private var savepointDepth = 0
+    /// Set by the queue while an async block runs, so cancellation is seen between statements.
+    var isCancelled: (@Sendable () -> Bool)?
+    private var traceBox: TraceBox?
+
+    /// Opens (and by default creates) a database file, or an in-memory database for `":memory:"`.
+    ///
+    /// The connection is set up from `configuration`: busy timeout, journal mode (files only),
+    /// `synchronous`, foreign keys, then ``Configuration/prepareDatabase``.
+    ///
+    /// - Parameters:
+    ///   - path: a file path, or `":memory:"`.
+    ///   - configuration: how to open and set up the connection.
+    /// - Throws: ``DatabaseError``; `SQLITE_NOTADB` when the file is not a SQLite database
+    ///   (it is left untouched), `SQLITE_CANTOPEN` when it cannot be opened.
+    ///   See <https://www.sqlite.org/c3ref/open.html>.
+    public init(path: String, configuration: Configuration = Configuration()) throws {
+        self.path = path
+        self.configuration = configuration
+        var flags = configuration.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        // The queue serializes all use of the connection, so SQLite's own mutex is redundant.
+        flags |= SQLITE_OPEN_NOMUTEX
+        var connection: OpaquePointer?
+        let code = sqlite3_open_v2(path, &connection, flags, nil)
+        guard code == SQLITE_OK, let connection else {
+            let error = DatabaseError.fromConnection(connection, code: code)
+            sqlite3_close(connection)
+            throw DatabaseError(
+                extendedResultCode: error.extendedResultCode,
+                message: "cannot open database at \(path): \(error.message)")
+        }
+        handle = connection
+        do {
+            try setUp()
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    deinit {
+        close()
+    }
+
+    private func setUp() throws {
+        guard let handle else { return }
+        sqlite3_extended_result_codes(handle, 1)
+        let milliseconds = configuration.busyTimeout.components.seconds * 1000
+            + configuration.busyTimeout.components.attoseconds / 1_000_000_000_000_000
+        sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
+        // Read the schema first: a file that is not a database fails here, before any
+        // pragma could write to it.
+        do {
+            _ = try fetchOne(Int.self, sql: "SELECT count(*) FROM sqlite_master")
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+            throw DatabaseError(
+                extendedResultCode: error.extendedResultCode,
+                message: "\(path) is not a SQLite database (\(error.message)). SerialDB left it untouched: "
+                    + "check the path, or move the file away if it is not needed.")
+        }
+        if let trace = configuration.trace {
+            installTrace(trace)
+        }
+        if !configuration.readOnly && !isInMemory {
+            let mode = try fetchOne(String.self, sql: "PRAGMA journal_mode = " + configuration.journalMode.rawValue)
+            guard mode?.uppercased() == configuration.journalMode.rawValue else {
+                throw SerialDBError(
+                    .invalidArguments,
+                    "\(path) could not switch to journal mode \(configuration.journalMode.rawValue) "
+                        + "(it stays \(mode ?? "unknown")). Close other connections to it and retry.")
+            }
+        }
+        try execute(sql: "PRAGMA synchronous = " + configuration.synchronous.rawValue)
+        try execute(sql: "PRAGMA foreign_keys = " + (configuration.foreignKeysEnabled ? "ON" : "OFF"))
+        try configuration.prepareDatabase?(self)
+    }
+
+    /// Whether this is an in-memory database.
+    public var isInMemory: Bool {
+        guard let handle else { return path == ":memory:" || path.isEmpty }
+        let filename = sqlite3_db_filename(handle, "main")
+        return filename == nil || filename!.pointee == 0
+    }
+
+    /// Closes the connection. Cached statements are finalized first; statements you prepared
+    /// yourself must be released before, or SQLite defers the close until they are
+    /// (`sqlite3_close_v2`). Later use fails with ``SerialDBError/Code/closed``.
+    /// Calling it twice is harmless.
+    public func close() {
+        guard let handle else { return }
+        statementCache.removeAll()
+        transactionStatements.removeAll()
+        if traceBox != nil {
+            sqlite3_trace_v2(handle, 0, nil, nil)
+            traceBox = nil
+        }
+        sqlite3_close_v2(handle)
+        self.handle = nil
+    }
+
+    /// Whether ``close()`` has run.
+    public var isClosed: Bool { handle == nil }
+
+    private func openHandle() throws -> OpaquePointer {
+        guard let handle else {
+            throw SerialDBError(.closed, "The database \(path) is closed. Open a new connection to use it.")
+        }
+        return handle
+    }
+
+    // MARK: - Statements
+
+    /// Compiles one statement that belongs to you alone.
+    ///
+    /// - Throws: ``DatabaseError`` for SQL that does not compile; ``SerialDBError`` when
+    ///   `sql` holds more than one statement (use ``execute(sql:arguments:)`` for scripts).
+    ///   See <https://www.sqlite.org/c3ref/prepare.html>.
+    public func makeStatement(sql: String) throws -> Statement {
+        let handle = try openHandle()
+        return try sql.withCString { start in
+            var statementHandle: OpaquePointer?
+            var tail: UnsafePointer<CChar>?
+            let code = sqlite3_prepare_v3(handle, start, -1, 0, &statementHandle, &tail)
+            guard code == SQLITE_OK else { throw error(code: code, sql: sql) }
+            guard let statementHandle else {
+                throw SerialDBError(.invalidArguments, "The SQL holds no statement: `\(sql)`.")
+            }
+            let statement = Statement(database: self, handle: statementHandle, sql: sql)
+            if let tail, !Self.isBlank(tail) {
+                throw SerialDBError(
+                    .invalidArguments,
+                    "`\(sql)` holds more than one statement. Prepare them one by one, or use execute(sql:).")
+            }
+            return statement
+        }
+    }
+
+    /// A statement from the connection's cache, compiled on first use.
+    ///
+    /// Cached statements are shared: do not hold one across another call that may run the
+    /// same SQL (a nested fetch of the same query would reset it).
+    public func cachedStatement(sql: String) throws -> Statement {
+        if let statement = statementCache[sql] { return statement }
+        let statement = try makeStatement(sql: sql)
+        if statementCache.count >= Self.statementCacheLimit {
+            // Generated SQL must not grow the cache without bound; recompiling is cheap.
+            statementCache.removeAll(keepingCapacity: true)
+        }
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Runs one or several statements separated by semicolons.
+    ///
+    /// Positional arguments are consumed in order across the statements; named arguments are
+    /// shared by all of them.
+    ///
+    /// ```swift
+    /// try db.execute(sql: """
+    ///     CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL, score INTEGER NOT NULL DEFAULT 0);
+    ///     INSERT INTO player(name, score) VALUES (?, ?);
+    ///     """, arguments: ["Ann", 10])
+    /// ```
+    ///
+    /// - Throws: ``DatabaseError`` for the first statement that fails (the ones before it have
+    ///   run); ``SerialDBError`` for arguments that do not match.
+    ///   See <https://www.sqlite.org/c3ref/exec.html>.
+    public func execute(sql: String, arguments: StatementArguments = []) throws {
+        if let statement = statementCache[sql] {
+            return try statement.execute(arguments: arguments)
+        }
+        let handle = try openHandle()
+        var positional = arguments.positional[...]
+        try sql.withCString { start in
+            var current: UnsafePointer<CChar>? = start
+            while let cursor = current, cursor.pointee != 0 {
+                var statementHandle: OpaquePointer?
+                var tail: UnsafePointer<CChar>?
+                let code = sqlite3_prepare_v3(handle, cursor, -1, 0, &statementHandle, &tail)
+                guard code == SQLITE_OK else { throw error(code: code, sql: sql) }
+                current = tail
+                guard let statementHandle else { continue }  // only whitespace or a comment
+                let isWholeSQL = cursor == start && (tail.map(Self.isBlank) ?? true)
+                let text = isWholeSQL ? sql : Self.text(from: cursor, to: tail)
+                let statement = Statement(database: self, handle: statementHandle, sql: text)
+                if isWholeSQL {
+                    // One statement: cache it, and it consumes all the arguments.
+                    statementCache[sql] = statement
+                    positional = []
+                    return try statement.execute(arguments: arguments)
+                }
+                if arguments.named.isEmpty {
+                    let count = min(Int(statement.parameterCount), positional.count)
+                    try statement.start(arguments: StatementArguments(Array(positional.prefix(count))))
+                    positional = positional.dropFirst(count)
+                } else {
+                    try statement.start(arguments: arguments)
+                }
+                while try statement.step() {}
+            }
+        }
+        if !positional.isEmpty {
+            throw SerialDBError(
+                .invalidArguments,
+                "\(positional.count) argument(s) left over after running every statement of `\(sql)`. "
+                    + "Pass one value per `?`.")
+        }
+    }
+
+    private static func isBlank(_ text: UnsafePointer<CChar>) -> Bool {
+        var pointer = text
+        while pointer.pointee != 0 {
+            switch pointer.pointee {
+            case 32, 9, 10, 13, 59: pointer += 1  // space, tab, newlines, semicolon
+            default: return false
+            }
+        }
+        return true
+    }
+
+    private static func text(from start: UnsafePointer<CChar>, to end: UnsafePointer<CChar>?) -> String {
+        guard let end else { return String(cString: start) }
+        let count = end - start
+        return start.withMemoryRebound(to: UInt8.self, capacity: count) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
+        }.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Called before a statement runs: refuses writes in read-only blocks and work whose async
+    /// task was cancelled.
+    func checkCanRun(_ statement: Statement) throws {
+        if readOnlyDepth > 0 && !statement.isReadOnly {
+            throw SerialDBError(
+                .writeInReadOnlyBlock,
+                "`\(statement.sql)` writes, but it runs inside a read-only block. Use write or inTransaction.")
+        }
+        if let isCancelled, isCancelled() {
+            throw SerialDBError(.cancelled, "The task was cancelled; `\(statement.sql)` did not run.")
+        }
+    }
+
+    // MARK: - State
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE. See <https://www.sqlite.org/c3ref/changes.html>.
+    public var changesCount: Int {
+        guard let handle else { return 0 }
+        return Int(sqlite3_changes64(handle))
+    }
+
+    /// Rows changed since the connection opened. See <https://www.sqlite.org/c3ref/total_changes.html>.
+    public var totalChangesCount: Int {
+        guard let handle else { return 0 }
+        return Int(sqlite3_total_changes64(handle))
+    }
+
+    /// The rowid of the last successful INSERT. See <https://www.sqlite.org/c3ref/last_insert_rowid.html>.
+    public var lastInsertedRowID: Int64 {
+        guard let handle else { return 0 }
+        return sqlite3_last_insert_rowid(handle)
+    }
+
+    /// Whether a transaction is open. See <https://www.sqlite.org/c3ref/get_autocommit.html>.
+    public var isInsideTransaction: Bool {
+        guard let handle else { return false }
+        return sqlite3_get_autocommit(handle) == 0
+    }
+
+    /// Makes the running statement fail with `SQLITE_INTERRUPT` as soon as possible.
+    /// ``DatabaseQueue/interrupt()`` does the same from any thread.
+    /// See <https://www.sqlite.org/c3ref/interrupt.html>.
+    public func interrupt() {
+        if let handle { sqlite3_interrupt(handle) }
+    }
+
+    /// Runs `block` with writes refused: any statement that is not read-only throws
+    /// ``SerialDBError/Code/writeInReadOnlyBlock`` before it runs.
+    public func readOnly<T>(_ block: () throws -> T) rethrows -> T {
+        readOnlyDepth += 1
+        defer { readOnlyDepth -= 1 }
+        return try block()
+    }
+
+    // MARK: - Errors
+
+    func error(code: Int32, sql: String? = nil) -> DatabaseError {
+        DatabaseError.fromConnection(handle, code: code, sql: sql)
+    }
+
+    func error(code: Int32, statement: Statement) -> DatabaseError {
+        var arguments: String?
+        if configuration.publicStatementArguments, let expanded = sqlite3_expanded_sql(statement.handle) {
+            arguments = String(cString: expanded)
+            sqlite3_free(expanded)
+        }
+        return DatabaseError.fromConnection(
+            handle, code: code, sql: statement.sql, arguments: arguments.map { "(expanded: \($0))" })
+    }
+
+    // MARK: - Trace
+
+    private func installTrace(_ trace: @escaping @Sendable (String) -> Void) {
+        guard let handle else { return }
+        let box = TraceBox(trace: trace, expanded: configuration.publicStatementArguments)
+        traceBox = box
+        sqlite3_trace_v2(
+            handle, UInt32(SQLITE_TRACE_STMT),
+            { _, context, statement, _ in
+                guard let context, let statement else { return 0 }
+                let box = Unmanaged<TraceBox>.fromOpaque(context).takeUnretainedValue()
+                box.report(statement: OpaquePointer(statement))
+                return 0
+            }, Unmanaged.passUnretained(box).toOpaque())
+    }
+
+    // MARK: - Transaction statements
+
+    enum TransactionStatement: String {
+        case beginDeferred = "BEGIN DEFERRED TRANSACTION"
+        case beginImmediate = "BEGIN IMMEDIATE TRANSACTION"
+        case beginExclusive = "BEGIN EXCLUSIVE TRANSACTION"
+        case commit = "COMMIT TRANSACTION"
+        case rollback = "ROLLBACK TRANSACTION"
+    }
+
+    func run(_ kind: TransactionStatement) throws {
+        if let statement = transactionStatements[kind] {
+            return try statement.execute()
+        }
+        let statement = try makeStatement(sql: kind.rawValue)
+        transactionStatements[kind] = statement
+        try statement.execute()
+    }
+
+    var nextSavepointName: String {
+        "serialdb_savepoint_\(savepointDepth)"
+    }
+
+    func enterSavepoint() { savepointDepth += 1 }
+    func leaveSavepoint() { savepointDepth -= 1 }
+}
+
+/// Keeps the trace closure alive for SQLite's C callback.
+private final class TraceBox {
+    let trace: @Sendable (String) -> Void
+    let expanded: Bool
+
+    init(trace: @escaping @Sendable (String) -> Void, expanded: Bool) {
+        self.trace = trace
+        self.expanded = expanded
+    }
+
+    func report(statement: OpaquePointer) {
+        if expanded, let text = sqlite3_expanded_sql(statement) {
+            trace(String(cString: text))
+            sqlite3_free(text)
+        } else if let text = sqlite3_sql(statement) {
+            trace(String(cString: text))
+        }
+    }
+}

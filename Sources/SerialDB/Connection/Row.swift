@@ -1,0 +1,126 @@
+import CSQLite
+
+/// One result row: values by index or by column name.
+///
+/// During a fetch the row reads straight from the statement and is valid only until the next
+/// step; ``copy()`` keeps its values. `fetchAll(Row.self, ...)` returns copies.
+///
+/// ```swift
+/// for row in try db.fetchAll(Row.self, sql: "SELECT name, score FROM player") {
+///     let name: String = try row.decode(column: "name")
+///     let score = row[1]               // DatabaseValue
+/// }
+/// ```
+public struct Row {
+    enum Storage {
+        case statement(Statement)
+        case copied(ColumnLookup, [DatabaseValue])
+    }
+
+    let storage: Storage
+
+    init(statement: Statement) {
+        storage = .statement(statement)
+    }
+
+    /// A detached row with these columns and values; handy in tests.
+    public init(columns: [String], values: [DatabaseValue]) {
+        precondition(columns.count == values.count, "a row needs one value per column")
+        storage = .copied(ColumnLookup(names: columns), values)
+    }
+
+    /// The number of columns.
+    public var count: Int {
+        switch storage {
+        case .statement(let statement): return statement.columnCount
+        case .copied(let lookup, _): return lookup.names.count
+        }
+    }
+
+    /// The column names, in order.
+    public var columnNames: [String] {
+        lookup.names
+    }
+
+    private var lookup: ColumnLookup {
+        switch storage {
+        case .statement(let statement): return statement.lookup
+        case .copied(let lookup, _): return lookup
+        }
+    }
+
+    /// The index of the leftmost column with that name (case-insensitive), or `nil`.
+    public func index(ofColumn name: String) -> Int? {
+        lookup.index(of: name)
+    }
+
+    /// The value at a 0-based column index.
+    public subscript(_ index: Int) -> DatabaseValue {
+        precondition(index >= 0 && index < count, "column index \(index) out of range 0..<\(count)")
+        switch storage {
+        case .statement(let statement): return DatabaseValue.column(statement.handle, Int32(index))
+        case .copied(_, let values): return values[index]
+        }
+    }
+
+    /// The value of the named column, or `nil` when there is no such column.
+    public subscript(_ column: String) -> DatabaseValue? {
+        index(ofColumn: column).map { self[$0] }
+    }
+
+    /// Converts the value at `index`.
+    ///
+    /// - Throws: ``SerialDBError/Code/decodingFailed`` naming the column and what it held when
+    ///   the value is NULL or of another kind (use an Optional type to accept NULL).
+    public func decode<T: DatabaseValueConvertible>(_ type: T.Type = T.self, at index: Int) throws -> T {
+        guard index >= 0 && index < count else {
+            throw SerialDBError(
+                .decodingFailed, "Column index \(index) is out of range: the row has \(count) column(s).")
+        }
+        let converted: T?
+        switch storage {
+        case .statement(let statement): converted = T.fromStatement(statement.handle, column: Int32(index))
+        case .copied(_, let values): converted = T.fromDatabaseValue(values[index])
+        }
+        if let converted { return converted }
+        let value = self[index]
+        throw SerialDBError(
+            .decodingFailed,
+            "Column `\(columnNames[index])` holds \(value.storageClassName) \(value), which is not a valid \(T.self)."
+                + (value.isNull ? " Decode an Optional to accept NULL." : ""))
+    }
+
+    /// Converts the value of the named column (case-insensitive).
+    ///
+    /// - Throws: ``SerialDBError/Code/decodingFailed`` when there is no such column, or as
+    ///   ``decode(_:at:)``.
+    public func decode<T: DatabaseValueConvertible>(_ type: T.Type = T.self, column: String) throws -> T {
+        guard let index = index(ofColumn: column) else {
+            throw SerialDBError(
+                .decodingFailed,
+                "The row has no column `\(column)`; its columns are \(columnNames.joined(separator: ", ")).")
+        }
+        return try decode(type, at: index)
+    }
+
+    /// A row that keeps its values after the statement moves on.
+    public func copy() -> Row {
+        switch storage {
+        case .copied: return self
+        case .statement(let statement):
+            return Row(copying: statement)
+        }
+    }
+
+    private init(copying statement: Statement) {
+        let values = (0..<Int32(statement.columnCount)).map { DatabaseValue.column(statement.handle, $0) }
+        storage = .copied(statement.lookup, values)
+    }
+}
+
+extension Row: RowDecodable {
+    /// Fetching `Row` keeps a copy of each row.
+    public init(row: Row) throws {
+        self = row.copy()
+    }
+}

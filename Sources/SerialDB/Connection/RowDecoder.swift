@@ -1,0 +1,112 @@
+import Foundation
+
+/// Decodes a `Decodable` value from one row: each coding key reads the column of the same
+/// name. Properties of ``DatabaseValueConvertible`` types read the column directly; other
+/// nested `Decodable` values are read as JSON from a TEXT or BLOB column.
+struct RowDecoder: Decoder {
+    let row: Row
+    var codingPath: [any CodingKey] = []
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        KeyedDecodingContainer(KeyedContainer<Key>(row: row, codingPath: codingPath))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        throw DecodingError.typeMismatch(
+            [Any].self,
+            DecodingError.Context(codingPath: codingPath, debugDescription: "A row decodes as a keyed container"))
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        SingleColumnContainer(row: row, codingPath: codingPath)
+    }
+
+    struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+        let row: Row
+        let codingPath: [any CodingKey]
+
+        var allKeys: [Key] { row.columnNames.compactMap { Key(stringValue: $0) } }
+
+        func contains(_ key: Key) -> Bool {
+            row.index(ofColumn: key.stringValue) != nil
+        }
+
+        func decodeNil(forKey key: Key) throws -> Bool {
+            guard let index = row.index(ofColumn: key.stringValue) else { return true }
+            return row[index].isNull
+        }
+
+        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try row.decode(column: key.stringValue) }
+        func decode(_ type: String.Type, forKey key: Key) throws -> String { try row.decode(column: key.stringValue) }
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try row.decode(column: key.stringValue) }
+        func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try row.decode(column: key.stringValue) }
+        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try row.decode(column: key.stringValue) }
+        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try row.decode(column: key.stringValue) }
+        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try row.decode(column: key.stringValue) }
+
+        func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+            if let convertible = T.self as? any DatabaseValueConvertible.Type {
+                return try decodeConvertible(convertible, column: key.stringValue) as! T
+            }
+            return try decodeJSON(type, column: key.stringValue)
+        }
+
+        private func decodeConvertible<V: DatabaseValueConvertible>(_ type: V.Type, column: String) throws -> V {
+            try row.decode(type, column: column)
+        }
+
+        private func decodeJSON<T: Decodable>(_ type: T.Type, column: String) throws -> T {
+            let data: Data = try row.decode(column: column)
+            do {
+                return try JSONDecoder().decode(type, from: data)
+            } catch {
+                throw SerialDBError(
+                    .decodingFailed, "Column `\(column)` does not hold JSON for \(T.self).", underlying: error)
+            }
+        }
+
+        func nestedContainer<NestedKey: CodingKey>(
+            keyedBy type: NestedKey.Type, forKey key: Key
+        ) throws -> KeyedDecodingContainer<NestedKey> {
+            throw unsupported(key)
+        }
+
+        func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+            throw unsupported(key)
+        }
+
+        func superDecoder() throws -> any Decoder {
+            RowDecoder(row: row, codingPath: codingPath)
+        }
+
+        func superDecoder(forKey key: Key) throws -> any Decoder {
+            RowDecoder(row: row, codingPath: codingPath + [key])
+        }
+
+        private func unsupported(_ key: Key) -> SerialDBError {
+            SerialDBError(
+                .decodingFailed,
+                "`\(key.stringValue)` asks for a nested container; store nested values as JSON in one column.")
+        }
+    }
+
+    /// A single-value container reads the first column.
+    struct SingleColumnContainer: SingleValueDecodingContainer {
+        let row: Row
+        let codingPath: [any CodingKey]
+
+        func decodeNil() -> Bool { row[0].isNull }
+
+        func decode<T: Decodable>(_ type: T.Type) throws -> T {
+            guard let convertible = T.self as? any DatabaseValueConvertible.Type else {
+                throw SerialDBError(.decodingFailed, "\(T.self) cannot be read from a single column.")
+            }
+            return try decodeConvertible(convertible) as! T
+        }
+
+        private func decodeConvertible<V: DatabaseValueConvertible>(_ type: V.Type) throws -> V {
+            try row.decode(type, at: 0)
+        }
+    }
+}

@@ -1,0 +1,226 @@
+import CSQLite
+import Foundation
+
+// Conversions of the standard library and Foundation types. Integers are stored as INTEGER,
+// floating point as REAL, Bool as 0/1, String as TEXT, Data as BLOB, Date as UTC text
+// "YYYY-MM-DD HH:MM:SS.SSS" (what SQLite's date functions read), UUID as a 16-byte BLOB.
+// Reading is strict: NULL or a value of the wrong kind gives nil, never a silent 0 or "".
+
+extension Int64: DatabaseValueConvertible {
+    /// INTEGER.
+    public var databaseValue: DatabaseValue { .integer(self) }
+
+    /// From INTEGER, or from a REAL with no fractional part.
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> Int64? {
+        switch value {
+        case .integer(let integer): return integer
+        case .real(let real): return Int64(exactly: real)
+        default: return nil
+        }
+    }
+
+    /// `sqlite3_bind_int64`.
+    public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        sqlite3_bind_int64(statement, index, self)
+    }
+
+    /// `sqlite3_column_int64` when the column holds an INTEGER.
+    public static func fromStatement(_ statement: OpaquePointer, column index: Int32) -> Int64? {
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_INTEGER: return sqlite3_column_int64(statement, index)
+        case SQLITE_FLOAT: return Int64(exactly: sqlite3_column_double(statement, index))
+        default: return nil
+        }
+    }
+}
+
+extension Int: DatabaseValueConvertible {
+    /// INTEGER.
+    public var databaseValue: DatabaseValue { .integer(Int64(self)) }
+
+    /// From an INTEGER (or integral REAL) that fits.
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> Int? {
+        Int64.fromDatabaseValue(value).flatMap { Int(exactly: $0) }
+    }
+
+    /// `sqlite3_bind_int64`.
+    public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        sqlite3_bind_int64(statement, index, Int64(self))
+    }
+
+    /// `sqlite3_column_int64` when the column holds an INTEGER that fits.
+    public static func fromStatement(_ statement: OpaquePointer, column index: Int32) -> Int? {
+        Int64.fromStatement(statement, column: index).flatMap { Int(exactly: $0) }
+    }
+}
+
+extension Int32: DatabaseValueConvertible {
+    /// INTEGER.
+    public var databaseValue: DatabaseValue { .integer(Int64(self)) }
+
+    /// From an INTEGER (or integral REAL) that fits.
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> Int32? {
+        Int64.fromDatabaseValue(value).flatMap { Int32(exactly: $0) }
+    }
+}
+
+extension Double: DatabaseValueConvertible {
+    /// REAL.
+    public var databaseValue: DatabaseValue { .real(self) }
+
+    /// From REAL or INTEGER.
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> Double? {
+        switch value {
+        case .real(let real): return real
+        case .integer(let integer): return Double(integer)
+        default: return nil
+        }
+    }
+
+    /// `sqlite3_bind_double`.
+    public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        sqlite3_bind_double(statement, index, self)
+    }
+
+    /// `sqlite3_column_double` when the column holds a number.
+    public static func fromStatement(_ statement: OpaquePointer, column index: Int32) -> Double? {
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_FLOAT, SQLITE_INTEGER: return sqlite3_column_double(statement, index)
+        default: return nil
+        }
+    }
+}
+
+extension Float: DatabaseValueConvertible {
+    /// REAL.
+    public var databaseValue: DatabaseValue { .real(Double(self)) }
+
+    /// From REAL or INTEGER.
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> Float? {
+        Double.fromDatabaseValue(value).map { Float($0) }
+    }
+}
+
+extension Bool: DatabaseValueConvertible {
+    /// INTEGER 0 or 1.
+    public var databaseValue: DatabaseValue { .integer(self ? 1 : 0) }
+
+    /// From an INTEGER: 0 is false, anything else true.
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> Bool? {
+        Int64.fromDatabaseValue(value).map { $0 != 0 }
+    }
+
+    /// `sqlite3_bind_int64` of 0 or 1.
+    public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        sqlite3_bind_int64(statement, index, self ? 1 : 0)
+    }
+
+    /// From an INTEGER column.
+    public static func fromStatement(_ statement: OpaquePointer, column index: Int32) -> Bool? {
+        Int64.fromStatement(statement, column: index).map { $0 != 0 }
+    }
+}
+
+extension String: DatabaseValueConvertible {
+    /// TEXT.
+    public var databaseValue: DatabaseValue { .text(self) }
+
+    /// From TEXT only.
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> String? {
+        if case .text(let text) = value { return text }
+        return nil
+    }
+
+    /// `sqlite3_bind_text` with the string's own UTF-8 bytes (copied by SQLite).
+    public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        var string = self
+        return string.withUTF8 { bytes in
+            guard let base = bytes.baseAddress else {
+                return sqlite3_bind_text(statement, index, "", 0, transientDestructor)
+            }
+            let text = UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self)
+            return sqlite3_bind_text(statement, index, text, Int32(bytes.count), transientDestructor)
+        }
+    }
+
+    /// `sqlite3_column_text` when the column holds TEXT.
+    public static func fromStatement(_ statement: OpaquePointer, column index: Int32) -> String? {
+        guard sqlite3_column_type(statement, index) == SQLITE_TEXT else { return nil }
+        guard let bytes = sqlite3_column_text(statement, index) else { return "" }
+        let count = Int(sqlite3_column_bytes(statement, index))
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+}
+
+extension Data: DatabaseValueConvertible {
+    /// BLOB.
+    public var databaseValue: DatabaseValue { .blob(self) }
+
+    /// From BLOB (or TEXT, as its UTF-8 bytes).
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> Data? {
+        switch value {
+        case .blob(let data): return data
+        case .text(let text): return Data(text.utf8)
+        default: return nil
+        }
+    }
+
+    /// `sqlite3_bind_blob` (copied by SQLite). An empty Data binds an empty blob, not NULL.
+    public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        withUnsafeBytes { bytes in
+            guard let base = bytes.baseAddress else {
+                return sqlite3_bind_zeroblob(statement, index, 0)
+            }
+            return sqlite3_bind_blob(statement, index, base, Int32(bytes.count), transientDestructor)
+        }
+    }
+
+    /// `sqlite3_column_blob` when the column holds a BLOB (or TEXT).
+    public static func fromStatement(_ statement: OpaquePointer, column index: Int32) -> Data? {
+        let type = sqlite3_column_type(statement, index)
+        guard type == SQLITE_BLOB || type == SQLITE_TEXT else { return nil }
+        let count = Int(sqlite3_column_bytes(statement, index))
+        guard count > 0, let bytes = sqlite3_column_blob(statement, index) else { return Data() }
+        return Data(bytes: bytes, count: count)
+    }
+}
+
+extension UUID: DatabaseValueConvertible {
+    /// A 16-byte BLOB.
+    public var databaseValue: DatabaseValue {
+        withUnsafeBytes(of: uuid) { .blob(Data($0)) }
+    }
+
+    /// From a 16-byte BLOB, or from TEXT in the usual hyphenated form.
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> UUID? {
+        switch value {
+        case .blob(let data) where data.count == 16:
+            var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &uuid) { $0.copyBytes(from: data) }
+            return UUID(uuid: uuid)
+        case .text(let text):
+            return UUID(uuidString: text)
+        default:
+            return nil
+        }
+    }
+}
+
+extension Date: DatabaseValueConvertible {
+    /// UTC text `YYYY-MM-DD HH:MM:SS.SSS`, which sorts chronologically and which SQLite's date
+    /// functions understand. See <https://www.sqlite.org/lang_datefunc.html>.
+    public var databaseValue: DatabaseValue {
+        .text(DatabaseDateFormat.format(self))
+    }
+
+    /// From that text (also with a `T` separator, a trailing `Z`, or no fraction), or from a
+    /// number of seconds since 1970.
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> Date? {
+        switch value {
+        case .text(let text): return DatabaseDateFormat.parse(text)
+        case .integer(let seconds): return Date(timeIntervalSince1970: TimeInterval(seconds))
+        case .real(let seconds): return Date(timeIntervalSince1970: seconds)
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,144 @@
+import CSQLite
+
+/// A prepared statement: SQL compiled once, run many times with different arguments.
+///
+/// Get one with ``Database/makeStatement(sql:)`` (yours alone) or
+/// ``Database/cachedStatement(sql:)`` (shared through the connection's cache). A statement
+/// belongs to its connection: use it only inside the block that gave you the `Database`.
+///
+/// ```swift
+/// let insert = try db.cachedStatement(sql: "INSERT INTO player(name, score) VALUES (?, ?)")
+/// for (name, score) in scores {
+///     try insert.execute(arguments: [name, score])
+/// }
+/// ```
+///
+/// See <https://www.sqlite.org/c3ref/stmt.html>.
+public final class Statement {
+    /// The `sqlite3_stmt` handle, for calls SerialDB does not wrap.
+    public let handle: OpaquePointer
+    /// The SQL of this one statement.
+    public let sql: String
+    /// Whether the statement leaves the database unchanged (`sqlite3_stmt_readonly`); checked
+    /// before every run inside read-only blocks, which is cheaper than toggling a pragma.
+    public let isReadOnly: Bool
+    unowned let database: Database
+    let parameterCount: Int32
+    private var columnLookup: ColumnLookup?
+
+    init(database: Database, handle: OpaquePointer, sql: String) {
+        self.database = database
+        self.handle = handle
+        self.sql = sql
+        self.isReadOnly = sqlite3_stmt_readonly(handle) != 0
+        self.parameterCount = sqlite3_bind_parameter_count(handle)
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    /// The number of columns in each result row.
+    public var columnCount: Int { Int(sqlite3_column_count(handle)) }
+
+    /// The names of the result columns.
+    public var columnNames: [String] { lookup.names }
+
+    /// Name-to-index table, built once per statement on first use.
+    var lookup: ColumnLookup {
+        if let columnLookup { return columnLookup }
+        let built = ColumnLookup(names: (0..<sqlite3_column_count(handle)).map { String(cString: sqlite3_column_name(handle, $0)) })
+        columnLookup = built
+        return built
+    }
+
+    /// Runs the statement to completion, discarding any rows.
+    ///
+    /// - Parameter arguments: values for the statement's parameters.
+    /// - Throws: ``DatabaseError`` when SQLite fails; ``SerialDBError`` when the arguments do
+    ///   not match the parameters, or the statement writes inside a read-only block.
+    public func execute(arguments: StatementArguments = []) throws {
+        try start(arguments: arguments)
+        defer { sqlite3_reset(handle) }
+        while try step() {}
+    }
+
+    /// Resets, checks access, and binds: everything that precedes the first step.
+    func start(arguments: StatementArguments) throws {
+        sqlite3_reset(handle)
+        try database.checkCanRun(self)
+        if !arguments.named.isEmpty {
+            try bind(named: arguments.named)
+        } else {
+            try bind(positional: arguments.positional[...])
+        }
+    }
+
+    /// Advances to the next row; `false` when done.
+    func step() throws -> Bool {
+        switch sqlite3_step(handle) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        case let code: throw database.error(code: code, statement: self)
+        }
+    }
+
+    /// Binds exactly `parameterCount` positional values.
+    func bind(positional values: ArraySlice<(any DatabaseValueConvertible)?>) throws {
+        guard values.count == Int(parameterCount) else {
+            throw SerialDBError(
+                .invalidArguments,
+                "The statement expects \(parameterCount) argument(s) but \(values.count) were given: `\(sql)`. "
+                    + "Pass one value per `?`.")
+        }
+        var index: Int32 = 1
+        for value in values {
+            let code = value?.bind(to: handle, at: index) ?? sqlite3_bind_null(handle, index)
+            if code != SQLITE_OK { throw database.error(code: code, statement: self) }
+            index += 1
+        }
+    }
+
+    /// Binds every parameter by name; a parameter without a value is an error.
+    func bind(named values: [String: (any DatabaseValueConvertible)?]) throws {
+        guard parameterCount > 0 else { return }
+        for index in 1...parameterCount {
+            guard let rawName = sqlite3_bind_parameter_name(handle, index) else {
+                throw SerialDBError(
+                    .invalidArguments,
+                    "Parameter \(index) of `\(sql)` is positional (`?`) but named arguments were given. "
+                        + "Use `:name` parameters, or pass an array.")
+            }
+            let name = String(String(cString: rawName).dropFirst())
+            guard let value = values[name] else {
+                throw SerialDBError(
+                    .invalidArguments,
+                    "No value for parameter `\(name)` of `\(sql)`. Add \"\(name)\" to the arguments.")
+            }
+            let code = value?.bind(to: handle, at: index) ?? sqlite3_bind_null(handle, index)
+            if code != SQLITE_OK { throw database.error(code: code, statement: self) }
+        }
+    }
+}
+
+/// Column names of a statement and a fast name-to-index table.
+final class ColumnLookup {
+    let names: [String]
+    private let exact: [String: Int]
+
+    init(names: [String]) {
+        self.names = names
+        var exact: [String: Int] = [:]
+        for (index, name) in names.enumerated() where exact[name] == nil {
+            exact[name] = index  // the leftmost column wins, as in SQL
+        }
+        self.exact = exact
+    }
+
+    /// Exact match first (the common case), then SQLite's case-insensitive rule.
+    func index(of name: String) -> Int? {
+        if let index = exact[name] { return index }
+        let lowered = name.lowercased()
+        return names.firstIndex { $0.lowercased() == lowered }
+    }
+}

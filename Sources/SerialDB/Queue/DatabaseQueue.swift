@@ -1,0 +1,108 @@
+/// One SQLite connection behind one serial queue: share it freely across threads and tasks.
+///
+/// Every block runs alone, in submission order, on the queue's own thread. Blocking methods
+/// wait for their block; each has an `async` twin of the same name that suspends instead.
+///
+/// ```swift
+/// let queue = try DatabaseQueue(path: "app.sqlite")
+/// try queue.write { db in
+///     try db.execute(sql: "INSERT INTO player(name, score) VALUES (?, ?)", arguments: ["Ann", 10])
+/// }
+/// let count = try queue.read { db in try db.fetchOne(Int.self, sql: "SELECT count(*) FROM player") }
+/// ```
+///
+/// Calling a method of the queue from inside one of its own blocks throws
+/// ``SerialDBError/Code/reentrantCall`` at once instead of deadlocking; nest with
+/// ``Database/inSavepoint(_:)``. A cycle through two queues (A's block calls B, whose block
+/// calls A) is not detected.
+///
+/// `DatabaseQueue` is `Sendable` without `@unchecked`: all its state lives in the
+/// `Serializer`, whose safety argument is written beside it.
+public final class DatabaseQueue: Sendable {
+    /// The database file path, or `":memory:"`.
+    public let path: String
+    /// The configuration the connection was opened with.
+    public let configuration: Configuration
+    let serializer: Serializer
+
+    /// Opens (creating if needed) a database file.
+    ///
+    /// - Parameters:
+    ///   - path: the file path.
+    ///   - configuration: journal mode (WAL by default), foreign keys (on by default), busy
+    ///     timeout, and hooks.
+    /// - Throws: ``DatabaseError``, for example `SQLITE_NOTADB` for a file that is not a
+    ///   database (left untouched) or `SQLITE_CANTOPEN`.
+    public init(path: String, configuration: Configuration = Configuration()) throws {
+        self.path = path
+        self.configuration = configuration
+        let database = try Database(path: path, configuration: configuration)
+        serializer = Serializer(database: database, label: configuration.label ?? path)
+    }
+
+    /// Opens a private in-memory database, gone when the queue is.
+    public convenience init(configuration: Configuration = Configuration()) throws {
+        try self.init(path: ":memory:", configuration: configuration)
+    }
+
+    /// Runs `block` with the connection, outside any transaction, and returns its result.
+    ///
+    /// A transaction the block leaves open is rolled back and reported with
+    /// ``SerialDBError/Code/transactionLeftOpen``.
+    ///
+    /// - Throws: the block's error; ``SerialDBError`` when called reentrantly, after
+    ///   ``close()``, or after a failed migration.
+    public func inDatabase<T>(_ block: (Database) throws -> T) throws -> T {
+        try serializer.sync(block)
+    }
+
+    /// Runs `block` in a transaction of the given kind; commits on `.commit`, rolls back on
+    /// `.rollback`, on a thrown error (rethrown), or when COMMIT fails.
+    ///
+    /// ```swift
+    /// try queue.inTransaction(.immediate) { db in
+    ///     try db.execute(sql: "UPDATE player SET score = score + 1")
+    ///     return .commit
+    /// }
+    /// ```
+    ///
+    /// See <https://www.sqlite.org/lang_transaction.html>.
+    public func inTransaction(
+        _ kind: TransactionKind = .deferred,
+        _ block: (Database) throws -> TransactionCompletion
+    ) throws {
+        try serializer.sync { db in try db.inTransaction(kind, block) }
+    }
+
+    /// Runs `block` inside a savepoint (outside a transaction, it acts as one).
+    /// See <https://www.sqlite.org/lang_savepoint.html>.
+    public func inSavepoint(_ block: (Database) throws -> TransactionCompletion) throws {
+        try serializer.sync { db in try db.inSavepoint(block) }
+    }
+
+    /// Runs `block` in a deferred transaction where writes are refused: any statement that
+    /// would write throws ``SerialDBError/Code/writeInReadOnlyBlock`` before it runs. The
+    /// transaction gives the block one consistent snapshot.
+    public func read<T>(_ block: (Database) throws -> T) throws -> T {
+        try serializer.sync { db in try db.readTransaction(block) }
+    }
+
+    /// Runs `block` in an immediate transaction that commits unless the block throws.
+    public func write<T>(_ block: (Database) throws -> T) throws -> T {
+        try serializer.sync { db in try db.writeTransaction(block) }
+    }
+
+    /// Makes the statement running now fail with `SQLITE_INTERRUPT`. Safe from any thread.
+    /// See <https://www.sqlite.org/c3ref/interrupt.html>.
+    public func interrupt() {
+        serializer.interrupt()
+    }
+
+    /// Waits for the work already submitted, then closes the connection. Later calls throw
+    /// ``SerialDBError/Code/closed``; closing twice is harmless.
+    ///
+    /// - Throws: ``SerialDBError/Code/reentrantCall`` from inside a block of this queue.
+    public func close() throws {
+        try serializer.close()
+    }
+}

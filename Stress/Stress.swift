@@ -1,0 +1,4 @@
+@main
+struct Stress {
+    static func main() {}
+}
