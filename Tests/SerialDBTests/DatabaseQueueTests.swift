@@ -31,8 +31,24 @@ import Testing
         ]
         let outerCalls: [(String, @Sendable (@escaping @Sendable () throws -> Void) throws -> Void)] = [
             ("inDatabase", { nested in try queue.inDatabase { _ in try nested() } }),
-            ("inTransaction", { nested in try queue.inTransaction { _ in try nested(); return .commit } }),
-            ("inSavepoint", { nested in try queue.inSavepoint { _ in try nested(); return .commit } }),
+            (
+                "inTransaction",
+                { nested in
+                    try queue.inTransaction { _ in
+                        try nested()
+                        return .commit
+                    }
+                }
+            ),
+            (
+                "inSavepoint",
+                { nested in
+                    try queue.inSavepoint { _ in
+                        try nested()
+                        return .commit
+                    }
+                }
+            ),
             ("read", { nested in try queue.read { _ in try nested() } }),
             ("write", { nested in try queue.write { _ in try nested() } }),
         ]
@@ -58,14 +74,16 @@ import Testing
         let directory = try TemporaryDirectory()
         let queue = try DatabaseQueue(path: directory.path("threads.sqlite"))
         try queue.inDatabase { db in
-            try db.execute(sql: "CREATE TABLE log(id INTEGER PRIMARY KEY, writer INTEGER NOT NULL, seq INTEGER NOT NULL)")
+            try db.execute(
+                sql: "CREATE TABLE log(id INTEGER PRIMARY KEY, writer INTEGER NOT NULL, seq INTEGER NOT NULL)")
         }
         let failures = Locked<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 16) { writer in
             for sequence in 0..<1000 {
                 do {
                     try queue.write { db in
-                        try db.execute(sql: "INSERT INTO log(writer, seq) VALUES (?, ?)", arguments: [writer, sequence])
+                        try db.execute(
+                            sql: "INSERT INTO log(writer, seq) VALUES (?, ?)", arguments: [writer, sequence])
                     }
                 } catch {
                     failures.withLock { $0.append("\(writer)/\(sequence): \(error)") }
@@ -75,7 +93,8 @@ import Testing
         #expect(failures.withLock { $0 }.isEmpty)
         try queue.read { db in
             #expect(try db.fetchOne(Int.self, sql: "SELECT count(*) FROM log") == 16_000)
-            #expect(try db.fetchOne(Int.self, sql: "SELECT count(*) FROM (SELECT DISTINCT writer, seq FROM log)") == 16_000)
+            #expect(
+                try db.fetchOne(Int.self, sql: "SELECT count(*) FROM (SELECT DISTINCT writer, seq FROM log)") == 16_000)
             let perWriter = try db.fetchAll(Int.self, sql: "SELECT count(*) FROM log GROUP BY writer")
             #expect(perWriter == Array(repeating: 1000, count: 16))
         }
@@ -168,7 +187,8 @@ import Testing
                 // Counts to ten billion: hours, unless interrupted.
                 return try db.fetchOne(
                     Int.self,
-                    sql: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10000000000) SELECT count(*) FROM c"
+                    sql:
+                        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10000000000) SELECT count(*) FROM c"
                 )
             }
         }
@@ -237,7 +257,10 @@ import Testing
         try queue.close()
         if kind == .file {
             let reopened = try DatabaseQueue(path: directory.path("test.sqlite"))
-            #expect(try reopened.read { db in try db.fetchAll(String.self, sql: "SELECT name FROM player") } == ["before close"])
+            #expect(
+                try reopened.read { db in try db.fetchAll(String.self, sql: "SELECT name FROM player") } == [
+                    "before close"
+                ])
         }
     }
 
@@ -255,7 +278,8 @@ import Testing
             #expect(try db.fetchOne(String.self, sql: "PRAGMA journal_mode") == "wal")
             #expect(try db.fetchOne(Int.self, sql: "PRAGMA foreign_keys") == 1)
             #expect(try db.fetchOne(Int.self, sql: "PRAGMA synchronous") == 2)
-            try db.execute(sql: "CREATE TABLE parent(id INTEGER PRIMARY KEY); CREATE TABLE child(parent REFERENCES parent(id))")
+            try db.execute(
+                sql: "CREATE TABLE parent(id INTEGER PRIMARY KEY); CREATE TABLE child(parent REFERENCES parent(id))")
             let error = #expect(throws: DatabaseError.self) { try db.execute(sql: "INSERT INTO child VALUES (1)") }
             #expect(error?.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY)
         }
@@ -294,7 +318,10 @@ import Testing
         holder.start()
         holding.wait()
         try second.write { db in try db.execute(sql: "INSERT INTO player(name) VALUES ('second')") }
-        #expect(try second.read { db in try db.fetchAll(String.self, sql: "SELECT name FROM player ORDER BY id") } == ["first", "second"])
+        #expect(
+            try second.read { db in try db.fetchAll(String.self, sql: "SELECT name FROM player ORDER BY id") } == [
+                "first", "second",
+            ])
 
         configuration.busyTimeout = .milliseconds(0)
         let impatient = try DatabaseQueue(path: path, configuration: configuration)

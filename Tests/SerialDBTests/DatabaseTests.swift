@@ -11,8 +11,10 @@ import Testing
         try queue.inDatabase { db in
             try Player.createTable(db)
             try db.execute(sql: "INSERT INTO player(name, score) VALUES (?, ?)", arguments: ["Ann", 10])
-            try db.execute(sql: "INSERT INTO player(name, score) VALUES (:name, @score)", arguments: ["name": "Bob", "score": 20])
-            try db.execute(sql: "INSERT INTO player(name, score) VALUES ($name, :score)", arguments: ["name": "Cy", "score": 30])
+            try db.execute(
+                sql: "INSERT INTO player(name, score) VALUES (:name, @score)", arguments: ["name": "Bob", "score": 20])
+            try db.execute(
+                sql: "INSERT INTO player(name, score) VALUES ($name, :score)", arguments: ["name": "Cy", "score": 30])
             let players = try db.fetchAll(Player.self, sql: "SELECT * FROM player ORDER BY id")
             #expect(players.map(\.name) == ["Ann", "Bob", "Cy"])
             #expect(players.map(\.score) == [10, 20, 30])
@@ -47,7 +49,8 @@ import Testing
                     """, arguments: ["Ann", 10, "Bob"])
             #expect(try db.fetchAll(String.self, sql: "SELECT name FROM player ORDER BY id") == ["Ann", "Bob"])
             #expect(throws: SerialDBError.self) {
-                try db.execute(sql: "DELETE FROM player WHERE id = ?; DELETE FROM player WHERE id = ?", arguments: [1, 2, 3])
+                try db.execute(
+                    sql: "DELETE FROM player WHERE id = ?; DELETE FROM player WHERE id = ?", arguments: [1, 2, 3])
             }
         }
     }
@@ -115,10 +118,11 @@ import Testing
         try queue.inDatabase { db in
             try Player.createTable(db, rows: 3)
             let players = try db.fetchAll(Player.self, sql: "SELECT * FROM player ORDER BY id")
-            #expect(players == [
-                Player(id: 1, name: "player-1", score: 1), Player(id: 2, name: "player-2", score: 2),
-                Player(id: 3, name: "player-3", score: 3),
-            ])
+            #expect(
+                players == [
+                    Player(id: 1, name: "player-1", score: 1), Player(id: 2, name: "player-2", score: 2),
+                    Player(id: 3, name: "player-3", score: 3),
+                ])
             let scores = try db.fetchAll(Score.self, sql: "SELECT name, score, NULL AS bonus FROM player ORDER BY id")
             #expect(scores.first == Score(name: "player-1", score: 1, bonus: nil))
             #expect(try db.fetchOne(Score.self, sql: "SELECT name, score FROM player WHERE id = 3")?.score == 3)
@@ -145,7 +149,9 @@ import Testing
             }
             #expect(total == 500_500)
             var names: [String] = []
-            try db.forEach(Player.self, sql: "SELECT * FROM player WHERE id <= ?", arguments: [2]) { names.append($0.name) }
+            try db.forEach(Player.self, sql: "SELECT * FROM player WHERE id <= ?", arguments: [2]) {
+                names.append($0.name)
+            }
             #expect(names == ["player-1", "player-2"])
         }
     }
@@ -169,16 +175,21 @@ import Testing
         let column = "the 'score' column"
         try queue.inDatabase { db in
             try db.execute(
-                sql: "CREATE TABLE \(table.quotedDatabaseIdentifier)(id INTEGER PRIMARY KEY, \(column.quotedDatabaseIdentifier) INTEGER)"
+                sql:
+                    "CREATE TABLE \(table.quotedDatabaseIdentifier)(id INTEGER PRIMARY KEY, \(column.quotedDatabaseIdentifier) INTEGER)"
             )
             try db.execute(sql: "INSERT INTO \(table.quotedDatabaseIdentifier) VALUES (1, 7)")
             let row = try #require(try db.fetchOne(Row.self, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)"))
             #expect(try row.decode(Int.self, column: column) == 7)
             try db.inSavepoint { db in
-                try db.execute(sql: "UPDATE \(table.quotedDatabaseIdentifier) SET \(column.quotedDatabaseIdentifier) = 8")
+                try db.execute(
+                    sql: "UPDATE \(table.quotedDatabaseIdentifier) SET \(column.quotedDatabaseIdentifier) = 8")
                 return .commit
             }
-            #expect(try db.fetchOne(Int.self, sql: "SELECT \(column.quotedDatabaseIdentifier) FROM \(table.quotedDatabaseIdentifier)") == 8)
+            #expect(
+                try db.fetchOne(
+                    Int.self, sql: "SELECT \(column.quotedDatabaseIdentifier) FROM \(table.quotedDatabaseIdentifier)")
+                    == 8)
         }
     }
 

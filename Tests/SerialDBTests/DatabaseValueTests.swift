@@ -44,9 +44,11 @@ import Testing
                 let back = try db.fetchOne(Date.self, sql: "SELECT ?", arguments: [date])
                 #expect(back == Date(timeIntervalSince1970: (seconds * 1000).rounded(.down) / 1000))
             }
-            #expect(try db.fetchOne(Date.self, sql: "SELECT '2024-02-29T12:34:56Z'")
-                == Date(timeIntervalSince1970: 1_709_210_096))
-            #expect(try db.fetchOne(Date.self, sql: "SELECT '2024-02-29'") == Date(timeIntervalSince1970: 1_709_164_800))
+            #expect(
+                try db.fetchOne(Date.self, sql: "SELECT '2024-02-29T12:34:56Z'")
+                    == Date(timeIntervalSince1970: 1_709_210_096))
+            #expect(
+                try db.fetchOne(Date.self, sql: "SELECT '2024-02-29'") == Date(timeIntervalSince1970: 1_709_164_800))
         }
     }
 

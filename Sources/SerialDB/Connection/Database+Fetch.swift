@@ -94,7 +94,8 @@ extension Statement {
     }
 
     /// Disambiguates types that are both: ``RowDecodable`` wins.
-    public func fetchAll<T: RowDecodable & Decodable>(_ type: T.Type, arguments: StatementArguments = []) throws -> [T] {
+    public func fetchAll<T: RowDecodable & Decodable>(_ type: T.Type, arguments: StatementArguments = []) throws -> [T]
+    {
         try collect(arguments: arguments) { try T(row: $0) }
     }
 

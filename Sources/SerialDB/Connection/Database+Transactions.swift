@@ -14,7 +14,7 @@ extension Database {
     /// ```
     ///
     /// - Throws: the block's error, or ``DatabaseError`` from BEGIN / COMMIT (a transaction is
-    ///   already open: use ``inSavepoint(_:)`` to nest).
+    ///   already open: use `inSavepoint(_:)` to nest).
     ///   See <https://www.sqlite.org/lang_transaction.html>.
     public func inTransaction(
         _ kind: TransactionKind = .deferred,

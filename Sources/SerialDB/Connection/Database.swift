@@ -30,7 +30,7 @@ public final class Database {
     private var transactionStatements: [TransactionStatement: Statement] = [:]
     /// Depth of read-only blocks; statements that write are refused while positive.
     var readOnlyDepth = 0
-    /// Depth of savepoints opened by ``inSavepoint(_:)``, to name them uniquely.
+    /// Depth of savepoints opened by `inSavepoint(_:)`, to name them uniquely.
     private var savepointDepth = 0
     /// Set by the queue while an async block runs, so cancellation is seen between statements.
     var isCancelled: (@Sendable () -> Bool)?
@@ -78,7 +78,8 @@ public final class Database {
     private func setUp() throws {
         guard let handle else { return }
         sqlite3_extended_result_codes(handle, 1)
-        let milliseconds = configuration.busyTimeout.components.seconds * 1000
+        let milliseconds =
+            configuration.busyTimeout.components.seconds * 1000
             + configuration.busyTimeout.components.attoseconds / 1_000_000_000_000_000
         sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
         // Read the schema first: a file that is not a database fails here, before any
@@ -131,7 +132,7 @@ public final class Database {
         self.handle = nil
     }
 
-    /// Whether ``close()`` has run.
+    /// Whether `close()` has run.
     public var isClosed: Bool { handle == nil }
 
     private func openHandle() throws -> OpaquePointer {

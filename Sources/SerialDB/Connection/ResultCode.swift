@@ -1,3 +1,6 @@
+// swift-format-ignore-file: AlwaysUseLowerCamelCase
+// The constants keep SQLite's own names so they can be found in its documentation.
+
 import CSQLite
 
 /// A SQLite result code, primary or extended.

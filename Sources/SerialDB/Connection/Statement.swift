@@ -47,7 +47,8 @@ public final class Statement {
     /// Name-to-index table, built once per statement on first use.
     var lookup: ColumnLookup {
         if let columnLookup { return columnLookup }
-        let built = ColumnLookup(names: (0..<sqlite3_column_count(handle)).map { String(cString: sqlite3_column_name(handle, $0)) })
+        let built = ColumnLookup(
+            names: (0..<sqlite3_column_count(handle)).map { String(cString: sqlite3_column_name(handle, $0)) })
         columnLookup = built
         return built
     }

@@ -3,12 +3,12 @@
 // statement of one that has; either way the call throws `CancellationError`.
 
 extension DatabaseQueue {
-    /// Async twin of ``inDatabase(_:)-(Database)->T``.
+    /// Async twin of `inDatabase(_:)`.
     public func inDatabase<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await serializer.async(block)
     }
 
-    /// Async twin of ``inTransaction(_:_:)``.
+    /// Async twin of `inTransaction(_:_:)`.
     public func inTransaction(
         _ kind: TransactionKind = .deferred,
         _ block: @escaping @Sendable (Database) throws -> TransactionCompletion
@@ -16,22 +16,22 @@ extension DatabaseQueue {
         try await serializer.async { db in try db.inTransaction(kind, block) }
     }
 
-    /// Async twin of ``inSavepoint(_:)``.
+    /// Async twin of `inSavepoint(_:)`.
     public func inSavepoint(_ block: @escaping @Sendable (Database) throws -> TransactionCompletion) async throws {
         try await serializer.async { db in try db.inSavepoint(block) }
     }
 
-    /// Async twin of ``read(_:)``.
+    /// Async twin of `read(_:)`.
     public func read<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await serializer.async { db in try db.readTransaction(block) }
     }
 
-    /// Async twin of ``write(_:)``.
+    /// Async twin of `write(_:)`.
     public func write<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await serializer.async { db in try db.writeTransaction(block) }
     }
 
-    /// Async twin of ``close()``.
+    /// Async twin of `close()`.
     public func close() async throws {
         try await serializer.async { _ in () }
         try serializer.close()

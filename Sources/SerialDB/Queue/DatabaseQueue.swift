@@ -51,7 +51,7 @@ public final class DatabaseQueue: Sendable {
     /// ``SerialDBError/Code/transactionLeftOpen``.
     ///
     /// - Throws: the block's error; ``SerialDBError`` when called reentrantly, after
-    ///   ``close()``, or after a failed migration.
+    ///   `close()`, or after a failed migration.
     public func inDatabase<T>(_ block: (Database) throws -> T) throws -> T {
         try serializer.sync(block)
     }
