@@ -21,8 +21,13 @@ let package = Package(
         .executableTarget(name: "stress", dependencies: ["SerialDB", "CSQLiteShims"], path: "Stress"),
         .executableTarget(name: "bench", dependencies: ["SerialDB", "CSQLiteShims"], path: "Benchmarks"),
         .target(name: "SerialDBTestSupport", dependencies: ["SerialDB"], path: "Tests/SerialDBTestSupport"),
+        // A child process for tests that need two processes on one file, or a process to kill.
+        .executableTarget(
+            name: "serialdb-test-child", dependencies: ["SerialDB", "SerialDBTestSupport"],
+            path: "Tests/SerialDBTestChild"),
         .testTarget(
-            name: "SerialDBTests", dependencies: ["SerialDB", "SerialDBTestSupport", "CSQLite", "CSQLiteShims"]),
+            name: "SerialDBTests",
+            dependencies: ["SerialDB", "SerialDBTestSupport", "CSQLite", "CSQLiteShims", "serialdb-test-child"]),
     ],
     swiftLanguageModes: [.v6]
 )

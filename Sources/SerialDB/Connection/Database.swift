@@ -34,6 +34,8 @@ public final class Database {
     private var savepointDepth = 0
     /// Set by the queue while an async block runs, so cancellation is seen between statements.
     var isCancelled: (@Sendable () -> Bool)?
+    /// Set by the migrator while a step runs; receives ``reportProgress(completed:total:)``.
+    var progressObserver: ((Int, Int) -> Void)?
     private var traceBox: TraceBox?
 
     /// Opens (and by default creates) a database file, or an in-memory database for `":memory:"`.

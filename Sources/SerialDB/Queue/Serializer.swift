@@ -93,32 +93,31 @@ final class Serializer: @unchecked Sendable {
         }
     }
 
-    // MARK: - Gate (call on the queue only)
-
-    /// Refuses all later work with `error` until ``reopenGate()``.
-    func closeGate(_ error: SerialDBError) {
-        dispatchPrecondition(condition: .onQueue(dispatchQueue))
-        if case .closed = gate { return }
-        gate = .migrationFailed(error)
+    /// Queues an upgrade: it runs after the work already in line, and everything submitted
+    /// after this call returns waits behind it (the queue is FIFO). If it fails, the gate
+    /// refuses all later work with `gateError(error)` until an upgrade succeeds.
+    func submitUpgrade(
+        _ upgrade: @escaping @Sendable (Database) throws -> Void,
+        gateError: @escaping @Sendable (any Error) -> SerialDBError,
+        completion: @escaping @Sendable (Result<Void, any Error>) -> Void
+    ) {
+        dispatchQueue.async {
+            if case .closed = self.gate {
+                return completion(.failure(self.closedError()))
+            }
+            do {
+                try self.performUnchecked(upgrade)
+                self.gate = .open
+                completion(.success(()))
+            } catch {
+                self.gate = .migrationFailed(gateError(error))
+                completion(.failure(error))
+            }
+        }
     }
 
-    /// Lets work through again after a successful migration.
-    func reopenGate() {
-        dispatchPrecondition(condition: .onQueue(dispatchQueue))
-        if case .migrationFailed = gate { gate = .open }
-    }
-
-    /// Runs `block` on the queue ignoring a failed-migration gate (a new migration must be able
-    /// to run after a failed one), but not a closed one.
-    func performIgnoringFailedMigration<T>(_ block: (Database) throws -> T) throws -> T {
-        dispatchPrecondition(condition: .onQueue(dispatchQueue))
-        if case .closed = gate { throw closedError() }
-        return try performUnchecked(block)
-    }
-
-    // MARK: - Running blocks
-
-    private func checkNotReentrant() throws {
+    /// Throws ``SerialDBError/Code/reentrantCall`` when called from a block of this queue.
+    func checkNotReentrant() throws {
         if DispatchQueue.getSpecific(key: onQueueKey) != nil {
             throw SerialDBError(
                 .reentrantCall,
@@ -127,6 +126,8 @@ final class Serializer: @unchecked Sendable {
                     + "and db.inSavepoint to nest a transaction.")
         }
     }
+
+    // MARK: - Running blocks
 
     private func closedError() -> SerialDBError {
         SerialDBError(.closed, "The queue \(label) is closed. Open a new DatabaseQueue to use the database.")

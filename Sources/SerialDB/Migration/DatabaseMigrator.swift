@@ -1,0 +1,286 @@
+import Foundation
+
+/// Ordered, named schema migration steps, each applied once and recorded in the database.
+///
+/// ```swift
+/// var migrator = DatabaseMigrator()
+/// migrator.registerMigration("v1") { db in
+///     try db.execute(sql: "CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
+/// }
+/// migrator.registerMigration("v2") { db in
+///     try db.execute(sql: "ALTER TABLE player ADD COLUMN score INTEGER NOT NULL DEFAULT 0")
+/// }
+/// try queue.migrate(migrator)
+/// ```
+///
+/// Each step runs in its own IMMEDIATE transaction, with foreign keys off the way SQLite
+/// requires for table rebuilds (`PRAGMA foreign_keys = OFF` before BEGIN), a
+/// `PRAGMA foreign_key_check` before COMMIT, and foreign keys restored afterwards whatever
+/// happened. The identifier of the step is recorded in `serialdb_migrations` inside the same
+/// transaction, so a step commits whole or leaves no trace.
+/// See <https://www.sqlite.org/lang_altertable.html#otheralter>.
+///
+/// Several processes may migrate one file at the same moment: each step takes the write lock
+/// first and then re-reads what is applied, so it runs exactly once; the others wait within
+/// their busy timeout and find it done.
+public struct DatabaseMigrator: Sendable {
+    /// The table where applied step identifiers are recorded.
+    public static let migrationsTableName = "serialdb_migrations"
+
+    struct Step: Sendable {
+        let identifier: String
+        let body: @Sendable (Database) throws -> Void
+    }
+
+    private(set) var steps: [Step] = []
+    private var registrationErrors: [String] = []
+    private var legacyVersion: LegacyVersion?
+
+    /// Accept a database that has applied steps this migrator does not know (it was written by
+    /// a newer version of the app). Default: `false`, such a database is refused before
+    /// anything is touched, because running against a schema you do not know loses data.
+    public var allowsUnknownMigrations = false
+
+    /// An empty migrator.
+    public init() {}
+
+    /// The registered step identifiers, in order.
+    public var migrationIdentifiers: [String] { steps.map(\.identifier) }
+
+    /// Adds a step, run after the ones registered before it.
+    ///
+    /// - Parameters:
+    ///   - identifier: a unique, stable name; it is stored in the database.
+    ///   - body: the step. It runs inside the step's transaction: do not begin or commit one.
+    public mutating func registerMigration(_ identifier: String, _ body: @escaping @Sendable (Database) throws -> Void)
+    {
+        if steps.contains(where: { $0.identifier == identifier }) {
+            // Registration cannot throw (it reads as configuration); migrate reports it.
+            registrationErrors.append("the migration \"\(identifier)\" is registered twice")
+        }
+        steps.append(Step(identifier: identifier, body: body))
+    }
+
+    /// Declares where a database that predates SerialDB kept its version: a database whose
+    /// marker says N, and that has no `serialdb_migrations` table yet, is taken to have
+    /// applied the first N registered steps. They are recorded as applied and never run.
+    ///
+    /// ```swift
+    /// migrator.adoptLegacyVersion(.table("t_info", column: "version"))
+    /// ```
+    public mutating func adoptLegacyVersion(_ source: LegacyVersion) {
+        legacyVersion = source
+    }
+
+    // MARK: - Reading state
+
+    /// The identifiers recorded as applied, in the order they were applied.
+    public func appliedMigrations(_ db: Database) throws -> [String] {
+        guard try migrationsTableExists(db) else { return [] }
+        return try db.fetchAll(
+            String.self,
+            sql: "SELECT identifier FROM \(Self.migrationsTableName.quotedDatabaseIdentifier) ORDER BY rowid")
+    }
+
+    /// Whether every registered step is applied.
+    public func hasCompletedMigrations(_ db: Database) throws -> Bool {
+        Set(try appliedMigrations(db)).isSuperset(of: migrationIdentifiers)
+    }
+
+    // MARK: - Migrating
+
+    /// Applies every step not yet applied.
+    ///
+    /// - Throws: ``SerialDBError/Code/migrationFailed`` naming the step that failed (with the
+    ///   cause); the steps before it stay committed and nothing of it remains.
+    ///   ``SerialDBError/Code/unknownMigrations`` for a database written by a newer migrator,
+    ///   before anything is touched. ``SerialDBError/Code/invalidMigrator`` for a duplicate
+    ///   identifier.
+    public func migrate(_ db: Database) throws {
+        try migrate(db, upTo: nil, progress: nil)
+    }
+
+    /// Applies the steps up to and including `identifier`.
+    public func migrate(_ db: Database, upTo identifier: String) throws {
+        try migrate(db, upTo: identifier, progress: nil)
+    }
+
+    func migrate(_ db: Database, upTo target: String?, progress: (@Sendable (MigrationProgress) -> Void)?) throws {
+        if let problem = registrationErrors.first {
+            throw SerialDBError(
+                .invalidMigrator, "The migrator is invalid: \(problem). Give each step its own identifier.")
+        }
+        var wanted = steps
+        if let target {
+            guard let index = steps.firstIndex(where: { $0.identifier == target }) else {
+                throw SerialDBError(
+                    .invalidMigrator,
+                    "No migration \"\(target)\" is registered; known: \(migrationIdentifiers.joined(separator: ", ")).")
+            }
+            wanted = Array(steps[...index])
+        }
+        // Refuse a database from the future before anything is written.
+        try checkNoUnknownMigrations(try appliedMigrations(db))
+        try adoptLegacyVersionIfNeeded(db)
+
+        let appliedAtStart = Set(try appliedMigrations(db))
+        let pending = wanted.filter { !appliedAtStart.contains($0.identifier) }
+        var lastCommitted = steps.last { appliedAtStart.contains($0.identifier) }?.identifier
+        for (index, step) in pending.enumerated() {
+            progress?(
+                MigrationProgress(
+                    event: .stepStarted, migration: step.identifier, completedSteps: index, totalSteps: pending.count))
+            db.progressObserver = { done, total in
+                progress?(
+                    MigrationProgress(
+                        event: .stepProgress, migration: step.identifier, completedSteps: index,
+                        totalSteps: pending.count, completedUnits: done, totalUnits: total))
+            }
+            defer { db.progressObserver = nil }
+            do {
+                try apply(step, to: db)
+            } catch {
+                throw SerialDBError(
+                    .migrationFailed,
+                    "The schema upgrade failed at step \"\(step.identifier)\" and was rolled back; the database stays at "
+                        + (lastCommitted.map { "step \"\($0)\"" } ?? "its state before any step")
+                        + ". Fix the step and migrate again.",
+                    underlying: error)
+            }
+            lastCommitted = step.identifier
+            progress?(
+                MigrationProgress(
+                    event: .stepCommitted, migration: step.identifier, completedSteps: index + 1,
+                    totalSteps: pending.count))
+        }
+    }
+
+    /// Runs one step in its own transaction, with foreign keys deferred as SQLite's table
+    /// rebuild procedure requires.
+    private func apply(_ step: Step, to db: Database) throws {
+        let foreignKeysWereOn = try db.fetchOne(Bool.self, sql: "PRAGMA foreign_keys") ?? false
+        if foreignKeysWereOn {
+            // No effect inside a transaction, hence before BEGIN.
+            try db.execute(sql: "PRAGMA foreign_keys = OFF")
+        }
+        defer {
+            if foreignKeysWereOn {
+                // Restoring cannot fail outside a transaction; if it somehow did, the next
+                // statement's foreign key behaviour would show it, and throwing from a defer
+                // is impossible.
+                try? db.execute(sql: "PRAGMA foreign_keys = ON")
+            }
+        }
+        try db.inTransaction(.immediate) { db in
+            try createMigrationsTable(db)
+            // Another process may have applied the step while we waited for the write lock.
+            let applied = try appliedMigrations(db)
+            try checkNoUnknownMigrations(applied)
+            if applied.contains(step.identifier) { return .commit }
+            try step.body(db)
+            guard db.isInsideTransaction else {
+                throw SerialDBError(
+                    .invalidMigrator,
+                    "Migration \"\(step.identifier)\" ended the step's transaction itself, so it cannot be atomic. "
+                        + "Remove BEGIN/COMMIT from the step; use db.inSavepoint to nest.")
+            }
+            try checkForeignKeys(db, step: step.identifier)
+            try record(step.identifier, in: db)
+            return .commit
+        }
+    }
+
+    private func checkNoUnknownMigrations(_ applied: [String]) throws {
+        guard !allowsUnknownMigrations else { return }
+        let known = Set(migrationIdentifiers)
+        let unknown = applied.filter { !known.contains($0) }
+        guard unknown.isEmpty else {
+            throw SerialDBError(
+                .unknownMigrations,
+                "The database has applied migrations this app does not know (\(unknown.joined(separator: ", "))): "
+                    + "it was upgraded by a newer version. Nothing was changed. Update the app, or set "
+                    + "allowsUnknownMigrations if this version can work with that schema.")
+        }
+    }
+
+    private func checkForeignKeys(_ db: Database, step: String) throws {
+        let violations = try db.fetchAll(Row.self, sql: "PRAGMA foreign_key_check")
+        guard !violations.isEmpty else { return }
+        let described = try violations.prefix(5).map { row -> String in
+            let table: String = try row.decode(at: 0)
+            let rowid: Int64? = try row.decode(at: 1)
+            let parent: String = try row.decode(at: 2)
+            return
+                "row \(rowid.map(String.init) ?? "?") of \(table.quotedDatabaseIdentifier) refers to a missing row of "
+                + parent.quotedDatabaseIdentifier
+        }
+        throw SerialDBError(
+            .foreignKeyViolation,
+            "Migration \"\(step)\" breaks \(violations.count) foreign key reference(s): "
+                + described.joined(separator: "; ") + (violations.count > 5 ? "; ..." : "")
+                + ". The step was rolled back; make it keep or fix the referencing rows.")
+    }
+
+    // MARK: - The migrations table
+
+    private func migrationsTableExists(_ db: Database) throws -> Bool {
+        try db.fetchOne(
+            Int.self, sql: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+            arguments: [Self.migrationsTableName]) != nil
+    }
+
+    private func createMigrationsTable(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE IF NOT EXISTS \(Self.migrationsTableName.quotedDatabaseIdentifier)(
+                    identifier TEXT NOT NULL PRIMARY KEY,
+                    applied_at TEXT NOT NULL)
+                """)
+    }
+
+    private func record(_ identifier: String, in db: Database) throws {
+        try db.execute(
+            sql:
+                "INSERT INTO \(Self.migrationsTableName.quotedDatabaseIdentifier)(identifier, applied_at) VALUES (?, ?)",
+            arguments: [identifier, Date()])
+    }
+
+    /// On the first run over a database that kept its own version, records the steps it
+    /// already has, in one transaction.
+    private func adoptLegacyVersionIfNeeded(_ db: Database) throws {
+        guard let legacyVersion, !(try migrationsTableExists(db)) else { return }
+        try db.inTransaction(.immediate) { db in
+            // Re-check under the write lock: another process may have adopted it meanwhile.
+            guard !(try migrationsTableExists(db)) else { return .commit }
+            let version = try readLegacyVersion(legacyVersion, db)
+            guard version > 0 else { return .commit }
+            guard version <= steps.count else {
+                throw SerialDBError(
+                    .unknownMigrations,
+                    "The database's own version marker says \(version), but only \(steps.count) steps are registered: "
+                        + "it was written by a newer version of the app. Nothing was changed.")
+            }
+            try createMigrationsTable(db)
+            for step in steps.prefix(version) {
+                try record(step.identifier, in: db)
+            }
+            return .commit
+        }
+    }
+
+    private func readLegacyVersion(_ source: LegacyVersion, _ db: Database) throws -> Int {
+        switch source {
+        case .userVersion:
+            return try db.fetchOne(Int.self, sql: "PRAGMA user_version") ?? 0
+        case .table(let table, let column):
+            let exists =
+                try db.fetchOne(
+                    Int.self, sql: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [table])
+                != nil
+            guard exists else { return 0 }
+            return try db.fetchOne(
+                Int.self,
+                sql: "SELECT \(column.quotedDatabaseIdentifier) FROM \(table.quotedDatabaseIdentifier) LIMIT 1") ?? 0
+        }
+    }
+}
