@@ -10,6 +10,7 @@ extension Database {
     /// ```
     ///
     /// - Throws: ``DatabaseError``, or ``SerialDBError/Code/decodingFailed`` naming the column.
+    @inlinable
     public func fetchAll<T: RowDecodable>(
         _ type: T.Type, sql: String, arguments: StatementArguments = []
     ) throws -> [T] {
@@ -18,6 +19,7 @@ extension Database {
 
     /// Every row of a query, decoded through `Decodable`: each coding key reads the column of
     /// the same name. Slower than ``RowDecodable``; convenient for plain structs.
+    @inlinable
     public func fetchAll<T: Decodable>(
         _ type: T.Type, sql: String, arguments: StatementArguments = []
     ) throws -> [T] {
@@ -25,6 +27,7 @@ extension Database {
     }
 
     /// Disambiguates types that are both: ``RowDecodable`` wins, being faster.
+    @inlinable
     public func fetchAll<T: RowDecodable & Decodable>(
         _ type: T.Type, sql: String, arguments: StatementArguments = []
     ) throws -> [T] {
@@ -83,17 +86,25 @@ extension Database {
 }
 
 extension Statement {
+    // The fetchAll methods and `collect` are inlinable so that they are specialized for the
+    // caller's record type: unspecialized, every row paid run-time metadata lookups for `[T]`.
+
     /// Runs the query and decodes every row with ``RowDecodable/init(row:)``.
+    @inlinable
     public func fetchAll<T: RowDecodable>(_ type: T.Type, arguments: StatementArguments = []) throws -> [T] {
         try collect(arguments: arguments) { try T(row: $0) }
     }
 
     /// Runs the query and decodes every row through `Decodable`.
+    @inlinable
     public func fetchAll<T: Decodable>(_ type: T.Type, arguments: StatementArguments = []) throws -> [T] {
-        try collect(arguments: arguments) { try T(from: RowDecoder(row: $0)) }
+        // One decoder for all rows: its row reads whichever row the statement is on.
+        let decoder = RowDecoder(row: Row(statement: self))
+        return try collect(arguments: arguments) { _ in try T(from: decoder) }
     }
 
     /// Disambiguates types that are both: ``RowDecodable`` wins.
+    @inlinable
     public func fetchAll<T: RowDecodable & Decodable>(_ type: T.Type, arguments: StatementArguments = []) throws -> [T]
     {
         try collect(arguments: arguments) { try T(row: $0) }
@@ -114,9 +125,10 @@ extension Statement {
         try first(arguments: arguments) { try T(row: $0) }
     }
 
-    private func collect<T>(arguments: StatementArguments, _ decode: (Row) throws -> T) throws -> [T] {
+    @inlinable
+    func collect<T>(arguments: StatementArguments, _ decode: (Row) throws -> T) throws -> [T] {
         try start(arguments: arguments)
-        defer { sqlite3_reset(handle) }
+        defer { reset() }
         let row = Row(statement: self)
         var result: [T] = []
         while try step() {

@@ -26,8 +26,10 @@ public final class Database {
     /// Statements prepared by `execute` and `fetch*`, keyed by SQL.
     private var statementCache: [String: Statement] = [:]
     private static let statementCacheLimit = 512
-    /// BEGIN / COMMIT / ROLLBACK, prepared once: every queue call runs them.
-    private var transactionStatements: [TransactionStatement: Statement] = [:]
+    /// BEGIN / COMMIT / ROLLBACK, prepared once: every queue call runs them. Indexed by
+    /// ``TransactionStatement/slot``: a dictionary keyed by the enum hashed its String raw value
+    /// on every BEGIN and COMMIT, which cost a tenth of an empty transaction.
+    private var transactionStatements = [Statement?](repeating: nil, count: TransactionStatement.allCases.count)
     /// Depth of read-only blocks; statements that write are refused while positive.
     var readOnlyDepth = 0
     /// Depth of savepoints opened by `inSavepoint(_:)`, to name them uniquely.
@@ -56,7 +58,7 @@ public final class Database {
         // The queue serializes all use of the connection, so SQLite's own mutex is redundant.
         flags |= SQLITE_OPEN_NOMUTEX
         var connection: OpaquePointer?
-        let code = sqlite3_open_v2(path, &connection, flags, nil)
+        let code = sqlite3_open_v2(path, &connection, flags, configuration.vfsName)
         guard code == SQLITE_OK, let connection else {
             let error = DatabaseError.fromConnection(connection, code: code)
             sqlite3_close(connection)
@@ -125,7 +127,7 @@ public final class Database {
     public func close() {
         guard let handle else { return }
         statementCache.removeAll()
-        transactionStatements.removeAll()
+        transactionStatements = [Statement?](repeating: nil, count: TransactionStatement.allCases.count)
         if traceBox != nil {
             sqlite3_trace_v2(handle, 0, nil, nil)
             traceBox = nil
@@ -350,21 +352,32 @@ public final class Database {
 
     // MARK: - Transaction statements
 
-    enum TransactionStatement: String {
+    enum TransactionStatement: String, CaseIterable {
         case beginDeferred = "BEGIN DEFERRED TRANSACTION"
         case beginImmediate = "BEGIN IMMEDIATE TRANSACTION"
         case beginExclusive = "BEGIN EXCLUSIVE TRANSACTION"
         case commit = "COMMIT TRANSACTION"
         case rollback = "ROLLBACK TRANSACTION"
+
+        /// The statement's place in `transactionStatements`.
+        var slot: Int {
+            switch self {
+            case .beginDeferred: return 0
+            case .beginImmediate: return 1
+            case .beginExclusive: return 2
+            case .commit: return 3
+            case .rollback: return 4
+            }
+        }
     }
 
     func run(_ kind: TransactionStatement) throws {
-        if let statement = transactionStatements[kind] {
-            return try statement.execute()
+        if let statement = transactionStatements[kind.slot] {
+            return try statement.executeWithoutArguments()
         }
         let statement = try makeStatement(sql: kind.rawValue)
-        transactionStatements[kind] = statement
-        try statement.execute()
+        transactionStatements[kind.slot] = statement
+        try statement.executeWithoutArguments()
     }
 
     var nextSavepointName: String {

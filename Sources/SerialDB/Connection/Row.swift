@@ -12,13 +12,16 @@ import CSQLite
 /// }
 /// ```
 public struct Row {
+    @usableFromInline
     enum Storage {
         case statement(Statement)
         case copied(ColumnLookup, [DatabaseValue])
     }
 
+    @usableFromInline
     let storage: Storage
 
+    @usableFromInline
     init(statement: Statement) {
         storage = .statement(statement)
     }
@@ -72,35 +75,62 @@ public struct Row {
     ///
     /// - Throws: ``SerialDBError/Code/decodingFailed`` naming the column and what it held when
     ///   the value is NULL or of another kind (use an Optional type to accept NULL).
+    // Inlinable so that it is specialized for the caller's type: unspecialized, every call
+    // looked up the metadata of `T?` at run time, which cost more than reading the column.
+    @inlinable
     public func decode<T: DatabaseValueConvertible>(_ type: T.Type = T.self, at index: Int) throws -> T {
+        switch storage {
+        case .statement(let statement):
+            if index >= 0 && index < statement.columnCount,
+                let converted = T.fromStatement(statement.handle, column: Int32(index))
+            {
+                return converted
+            }
+        case .copied(_, let values):
+            if index >= 0 && index < values.count, let converted = T.fromDatabaseValue(values[index]) {
+                return converted
+            }
+        }
+        throw decodingError(at: index, type: T.self)
+    }
+
+    /// Why the value at `index` cannot be read as `type` (out of range, NULL, or another kind).
+    @usableFromInline
+    func decodingError(at index: Int, type: Any.Type) -> SerialDBError {
         guard index >= 0 && index < count else {
-            throw SerialDBError(
+            return SerialDBError(
                 .decodingFailed, "Column index \(index) is out of range: the row has \(count) column(s).")
         }
-        let converted: T?
-        switch storage {
-        case .statement(let statement): converted = T.fromStatement(statement.handle, column: Int32(index))
-        case .copied(_, let values): converted = T.fromDatabaseValue(values[index])
-        }
-        if let converted { return converted }
         let value = self[index]
-        throw SerialDBError(
+        return SerialDBError(
             .decodingFailed,
-            "Column `\(columnNames[index])` holds \(value.storageClassName) \(value), which is not a valid \(T.self)."
+            "Column `\(columnNames[index])` holds \(value.storageClassName) \(value), which is not a valid \(type)."
                 + (value.isNull ? " Decode an Optional to accept NULL." : ""))
+    }
+
+    /// Whether the value at `index` is NULL, without building a ``DatabaseValue``.
+    func isNull(at index: Int) -> Bool {
+        switch storage {
+        case .statement(let statement): return sqlite3_column_type(statement.handle, Int32(index)) == SQLITE_NULL
+        case .copied(_, let values): return values[index].isNull
+        }
     }
 
     /// Converts the value of the named column (case-insensitive).
     ///
     /// - Throws: ``SerialDBError/Code/decodingFailed`` when there is no such column, or as
     ///   ``decode(_:at:)``.
+    @inlinable
     public func decode<T: DatabaseValueConvertible>(_ type: T.Type = T.self, column: String) throws -> T {
-        guard let index = index(ofColumn: column) else {
-            throw SerialDBError(
-                .decodingFailed,
-                "The row has no column `\(column)`; its columns are \(columnNames.joined(separator: ", ")).")
-        }
+        guard let index = index(ofColumn: column) else { throw missingColumnError(column) }
         return try decode(type, at: index)
+    }
+
+    @usableFromInline
+    func missingColumnError(_ column: String) -> SerialDBError {
+        SerialDBError(
+            .decodingFailed,
+            "The row has no column `\(column)`; its columns are \(columnNames.joined(separator: ", ")).")
     }
 
     /// A row that keeps its values after the statement moves on.

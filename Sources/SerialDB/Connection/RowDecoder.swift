@@ -3,28 +3,45 @@ import Foundation
 /// Decodes a `Decodable` value from one row: each coding key reads the column of the same
 /// name. Properties of ``DatabaseValueConvertible`` types read the column directly; other
 /// nested `Decodable` values are read as JSON from a TEXT or BLOB column.
-struct RowDecoder: Decoder {
+///
+/// A class, so that one decoder serves a whole fetch (its row reads the statement's current
+/// row) and the containers that copy it around hold a single reference: as a struct it was
+/// boxed into an `any Decoder` and copied field by field for every row and property.
+@usableFromInline
+final class RowDecoder: Decoder {
     let row: Row
-    var codingPath: [any CodingKey] = []
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    // Witnesses of a @usableFromInline type's conformance must be @usableFromInline too.
+    @usableFromInline let codingPath: [any CodingKey]
+    @usableFromInline var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(KeyedContainer<Key>(row: row, codingPath: codingPath))
+    @usableFromInline
+    init(row: Row, codingPath: [any CodingKey] = []) {
+        self.row = row
+        self.codingPath = codingPath
     }
 
+    @usableFromInline
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        KeyedDecodingContainer(KeyedContainer<Key>(decoder: self))
+    }
+
+    @usableFromInline
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         throw DecodingError.typeMismatch(
             [Any].self,
             DecodingError.Context(codingPath: codingPath, debugDescription: "A row decodes as a keyed container"))
     }
 
+    @usableFromInline
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        SingleColumnContainer(row: row, codingPath: codingPath)
+        SingleColumnContainer(decoder: self)
     }
 
     struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-        let row: Row
-        let codingPath: [any CodingKey]
+        let decoder: RowDecoder
+
+        var row: Row { decoder.row }
+        var codingPath: [any CodingKey] { decoder.codingPath }
 
         var allKeys: [Key] { row.columnNames.compactMap { Key(stringValue: $0) } }
 
@@ -34,7 +51,7 @@ struct RowDecoder: Decoder {
 
         func decodeNil(forKey key: Key) throws -> Bool {
             guard let index = row.index(ofColumn: key.stringValue) else { return true }
-            return row[index].isNull
+            return row.isNull(at: index)
         }
 
         func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try row.decode(column: key.stringValue) }
@@ -93,10 +110,11 @@ struct RowDecoder: Decoder {
 
     /// A single-value container reads the first column.
     struct SingleColumnContainer: SingleValueDecodingContainer {
-        let row: Row
-        let codingPath: [any CodingKey]
+        let decoder: RowDecoder
 
-        func decodeNil() -> Bool { row[0].isNull }
+        var codingPath: [any CodingKey] { decoder.codingPath }
+
+        func decodeNil() -> Bool { decoder.row.isNull(at: 0) }
 
         func decode<T: Decodable>(_ type: T.Type) throws -> T {
             guard let convertible = T.self as? any DatabaseValueConvertible.Type else {
@@ -106,7 +124,7 @@ struct RowDecoder: Decoder {
         }
 
         private func decodeConvertible<V: DatabaseValueConvertible>(_ type: V.Type) throws -> V {
-            try row.decode(type, at: 0)
+            try decoder.row.decode(type, at: 0)
         }
     }
 }

@@ -64,18 +64,29 @@ public final class Statement {
         while try step() {}
     }
 
+    /// `execute()` for the statements the library runs around every transaction (BEGIN,
+    /// COMMIT...), which have no parameters: nothing to build or bind. They are private to the
+    /// connection and always reset after use, so they need no reset before.
+    func executeWithoutArguments() throws {
+        try database.checkCanRun(self)
+        defer { sqlite3_reset(handle) }
+        while try step() {}
+    }
+
     /// Resets, checks access, and binds: everything that precedes the first step.
+    @usableFromInline
     func start(arguments: StatementArguments) throws {
         sqlite3_reset(handle)
         try database.checkCanRun(self)
         if !arguments.named.isEmpty {
             try bind(named: arguments.named)
         } else {
-            try bind(positional: arguments.positional[...])
+            try bind(positional: arguments.positional)
         }
     }
 
     /// Advances to the next row; `false` when done.
+    @usableFromInline
     func step() throws -> Bool {
         switch sqlite3_step(handle) {
         case SQLITE_ROW: return true
@@ -84,20 +95,32 @@ public final class Statement {
         }
     }
 
+    /// Ends a run early or after its last row (`sqlite3_reset`); bindings are kept.
+    @usableFromInline
+    func reset() {
+        sqlite3_reset(handle)
+    }
+
     /// Binds exactly `parameterCount` positional values.
-    func bind(positional values: ArraySlice<(any DatabaseValueConvertible)?>) throws {
+    func bind(positional values: [(any DatabaseValueConvertible)?]) throws {
         guard values.count == Int(parameterCount) else {
             throw SerialDBError(
                 .invalidArguments,
                 "The statement expects \(parameterCount) argument(s) but \(values.count) were given: `\(sql)`. "
                     + "Pass one value per `?`.")
         }
-        var index: Int32 = 1
-        for value in values {
-            let code = value?.bind(to: handle, at: index) ?? sqlite3_bind_null(handle, index)
-            if code != SQLITE_OK { throw database.error(code: code, statement: self) }
-            index += 1
+        // Through the buffer each existential is copied out once to be bound; iterating the
+        // array copied it twice, and the copies cost more per row than SQLite's bind calls.
+        let code = values.withUnsafeBufferPointer { buffer -> Int32 in
+            guard let base = buffer.baseAddress else { return SQLITE_OK }
+            for offset in 0..<buffer.count {
+                let index = Int32(offset + 1)
+                let code = base[offset]?.bind(to: handle, at: index) ?? sqlite3_bind_null(handle, index)
+                if code != SQLITE_OK { return code }
+            }
+            return SQLITE_OK
         }
+        if code != SQLITE_OK { throw database.error(code: code, statement: self) }
     }
 
     /// Binds every parameter by name; a parameter without a value is an error.
@@ -123,22 +146,35 @@ public final class Statement {
 }
 
 /// Column names of a statement and a fast name-to-index table.
+@usableFromInline
 final class ColumnLookup {
     let names: [String]
-    private let exact: [String: Int]
+    /// Only for wide rows: up to `scanLimit` columns, comparing the names in order is cheaper
+    /// than hashing the one asked for (equal short names compare by their bits alone).
+    private let exact: [String: Int]?
+    private static let scanLimit = 16
 
     init(names: [String]) {
         self.names = names
-        var exact: [String: Int] = [:]
-        for (index, name) in names.enumerated() where exact[name] == nil {
-            exact[name] = index  // the leftmost column wins, as in SQL
+        if names.count > Self.scanLimit {
+            var exact: [String: Int] = [:]
+            for (index, name) in names.enumerated() where exact[name] == nil {
+                exact[name] = index  // the leftmost column wins, as in SQL
+            }
+            self.exact = exact
+        } else {
+            exact = nil
         }
-        self.exact = exact
     }
 
-    /// Exact match first (the common case), then SQLite's case-insensitive rule.
+    /// Exact match first (the common case; the leftmost column wins, as in SQL), then SQLite's
+    /// case-insensitive rule.
     func index(of name: String) -> Int? {
-        if let index = exact[name] { return index }
+        if let exact {
+            if let index = exact[name] { return index }
+        } else if let index = names.firstIndex(of: name) {
+            return index
+        }
         let lowered = name.lowercased()
         return names.firstIndex { $0.lowercased() == lowered }
     }

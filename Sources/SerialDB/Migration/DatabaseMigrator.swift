@@ -158,25 +158,12 @@ public struct DatabaseMigrator: Sendable {
     /// Runs one step in its own transaction, with foreign keys deferred as SQLite's table
     /// rebuild procedure requires.
     private func apply(_ step: Step, to db: Database) throws {
-        let foreignKeysWereOn = try db.fetchOne(Bool.self, sql: "PRAGMA foreign_keys") ?? false
-        if foreignKeysWereOn {
-            // No effect inside a transaction, hence before BEGIN.
-            try db.execute(sql: "PRAGMA foreign_keys = OFF")
-        }
-        defer {
-            if foreignKeysWereOn {
-                // Restoring cannot fail outside a transaction; if it somehow did, the next
-                // statement's foreign key behaviour would show it, and throwing from a defer
-                // is impossible.
-                try? db.execute(sql: "PRAGMA foreign_keys = ON")
-            }
-        }
-        try db.inTransaction(.immediate) { db in
+        try db.inSchemaChangeTransaction { db in
             try createMigrationsTable(db)
             // Another process may have applied the step while we waited for the write lock.
             let applied = try appliedMigrations(db)
             try checkNoUnknownMigrations(applied)
-            if applied.contains(step.identifier) { return .commit }
+            if applied.contains(step.identifier) { return }
             try step.body(db)
             guard db.isInsideTransaction else {
                 throw SerialDBError(
@@ -184,9 +171,7 @@ public struct DatabaseMigrator: Sendable {
                     "Migration \"\(step.identifier)\" ended the step's transaction itself, so it cannot be atomic. "
                         + "Remove BEGIN/COMMIT from the step; use db.inSavepoint to nest.")
             }
-            try checkForeignKeys(db, step: step.identifier)
             try record(step.identifier, in: db)
-            return .commit
         }
     }
 
@@ -201,24 +186,6 @@ public struct DatabaseMigrator: Sendable {
                     + "it was upgraded by a newer version. Nothing was changed. Update the app, or set "
                     + "allowsUnknownMigrations if this version can work with that schema.")
         }
-    }
-
-    private func checkForeignKeys(_ db: Database, step: String) throws {
-        let violations = try db.fetchAll(Row.self, sql: "PRAGMA foreign_key_check")
-        guard !violations.isEmpty else { return }
-        let described = try violations.prefix(5).map { row -> String in
-            let table: String = try row.decode(at: 0)
-            let rowid: Int64? = try row.decode(at: 1)
-            let parent: String = try row.decode(at: 2)
-            return
-                "row \(rowid.map(String.init) ?? "?") of \(table.quotedDatabaseIdentifier) refers to a missing row of "
-                + parent.quotedDatabaseIdentifier
-        }
-        throw SerialDBError(
-            .foreignKeyViolation,
-            "Migration \"\(step)\" breaks \(violations.count) foreign key reference(s): "
-                + described.joined(separator: "; ") + (violations.count > 5 ? "; ..." : "")
-                + ". The step was rolled back; make it keep or fix the referencing rows.")
     }
 
     // MARK: - The migrations table

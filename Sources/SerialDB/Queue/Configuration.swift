@@ -45,6 +45,9 @@ public struct Configuration: Sendable {
     public var busyTimeout: Duration = .seconds(5)
     /// Opens the database read-only: every write fails with `SQLITE_READONLY`.
     public var readOnly = false
+    /// The name of a registered SQLite VFS to open the file through (`nil`: the default VFS).
+    /// Tests use it to inject I/O faults. See <https://www.sqlite.org/vfs.html>.
+    public var vfsName: String?
     /// A name for the queue, used in its dispatch queue label and error messages.
     public var label: String?
     /// Whether error messages and the trace hook include bound values. Default: `false`,

@@ -1,0 +1,58 @@
+extension Database {
+    /// Runs `block` the way SQLite requires for schema changes that rebuild tables: foreign
+    /// keys off before BEGIN IMMEDIATE (the pragma does nothing inside a transaction),
+    /// `PRAGMA foreign_key_check` before COMMIT, foreign keys restored afterwards whatever
+    /// happened. Violations roll everything back and are reported by table and row.
+    /// See <https://www.sqlite.org/lang_altertable.html#otheralter> (steps 1, 2, 10, 11, 12).
+    ///
+    /// - Throws: the block's error, or ``SerialDBError/Code/foreignKeyViolation``.
+    public func inSchemaChangeTransaction(_ block: (Database) throws -> Void) throws {
+        guard !isInsideTransaction else {
+            throw SerialDBError(
+                .invalidArguments,
+                "A schema change transaction cannot start inside another transaction (foreign keys cannot be "
+                    + "turned off there). Run it outside any transaction.")
+        }
+        let foreignKeysWereOn = try fetchOne(Bool.self, sql: "PRAGMA foreign_keys") ?? false
+        if foreignKeysWereOn {
+            try execute(sql: "PRAGMA foreign_keys = OFF")
+        }
+        defer {
+            if foreignKeysWereOn {
+                // Outside a transaction this pragma cannot fail; a defer cannot throw anyway.
+                try? execute(sql: "PRAGMA foreign_keys = ON")
+            }
+        }
+        try inTransaction(.immediate) { db in
+            try block(db)
+            guard db.isInsideTransaction else {
+                throw SerialDBError(
+                    .invalidMigrator,
+                    "The schema change ended its transaction itself, so it cannot be atomic. "
+                        + "Remove BEGIN/COMMIT from it; use db.inSavepoint to nest.")
+            }
+            try db.checkForeignKeys()
+            return .commit
+        }
+    }
+
+    /// Throws ``SerialDBError/Code/foreignKeyViolation`` naming up to five violating rows.
+    /// See <https://www.sqlite.org/pragma.html#pragma_foreign_key_check>.
+    public func checkForeignKeys() throws {
+        let violations = try fetchAll(Row.self, sql: "PRAGMA foreign_key_check")
+        guard !violations.isEmpty else { return }
+        let described = try violations.prefix(5).map { row -> String in
+            let table: String = try row.decode(at: 0)
+            let rowid: Int64? = try row.decode(at: 1)
+            let parent: String = try row.decode(at: 2)
+            return
+                "row \(rowid.map(String.init) ?? "?") of \(table.quotedDatabaseIdentifier) refers to a missing row of "
+                + parent.quotedDatabaseIdentifier
+        }
+        throw SerialDBError(
+            .foreignKeyViolation,
+            "\(violations.count) foreign key reference(s) are broken: " + described.joined(separator: "; ")
+                + (violations.count > 5 ? "; ..." : "")
+                + ". The change was rolled back; keep or fix the referencing rows.")
+    }
+}

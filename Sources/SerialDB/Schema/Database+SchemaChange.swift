@@ -1,0 +1,135 @@
+extension Database {
+    /// Reads the schema of the main database. See ``DatabaseSchema``.
+    public func schema() throws -> DatabaseSchema {
+        try DatabaseSchema(self)
+    }
+
+    /// Compares the live schema with the CREATE statements in `sql` and returns what it would
+    /// take to get there, without changing anything.
+    ///
+    /// The desired schema is the whole application schema: its tables, indexes, triggers and
+    /// views. Live objects it does not mention are dropped (tables only when empty, or when
+    /// `options` allows it). SQLite's and SerialDB's own tables are never touched.
+    ///
+    /// - Parameters:
+    ///   - sql: CREATE TABLE / INDEX / TRIGGER / VIEW statements.
+    ///   - options: renames, fill values, allowed drops.
+    /// - Throws: ``SerialDBError/Code/schemaChangeRefused`` when `sql` does not compile.
+    public func planSchemaChange(to sql: String, options: SchemaChangeOptions = SchemaChangeOptions()) throws
+        -> SchemaPlan
+    {
+        var planner = SchemaPlanner(
+            db: self, live: try schema(), desired: try Self.desiredSchema(sql), options: options)
+        return try planner.plan()
+    }
+
+    /// Applies a plan: the whole plan in one transaction with foreign keys deferred
+    /// (``inSchemaChangeTransaction(_:)``), or, inside a migration step, in the step's.
+    /// Afterwards the live schema is compared with the desired one.
+    ///
+    /// - Parameters:
+    ///   - plan: from ``planSchemaChange(to:options:)`` on this database.
+    ///   - progress: rows copied of total while tables are rebuilt.
+    /// - Throws: ``SerialDBError/Code/schemaChangeRefused`` when the plan has refusals (nothing
+    ///   is touched), when the schema changed since planning, or when rows do not fit the new
+    ///   definition; ``SerialDBError/Code/foreignKeyViolation``; any ``DatabaseError``. On
+    ///   error the database is left as it was.
+    public func applySchemaChange(_ plan: SchemaPlan, progress: ((Int, Int) -> Void)? = nil) throws {
+        guard !plan.isRefused else {
+            throw SerialDBError(
+                .schemaChangeRefused,
+                "The schema change is refused, nothing was changed: " + plan.refusals.joined(separator: " "))
+        }
+        let previousObserver = progressObserver
+        if let progress { progressObserver = progress }
+        defer { progressObserver = previousObserver }
+        if isInsideTransaction {
+            guard try fetchOne(Bool.self, sql: "PRAGMA foreign_keys") == false else {
+                throw SerialDBError(
+                    .invalidArguments,
+                    "A schema change inside a transaction needs foreign keys off, or dropping a rebuilt table "
+                        + "would cascade into its child rows. Apply it outside any transaction, or in a migration step."
+                )
+            }
+            try run(plan)
+        } else {
+            try inSchemaChangeTransaction { db in try db.run(plan) }
+        }
+    }
+
+    /// Plans and applies in one go, returning the plan that ran.
+    @discardableResult
+    public func changeSchema(to sql: String, options: SchemaChangeOptions = SchemaChangeOptions()) throws -> SchemaPlan
+    {
+        let plan = try planSchemaChange(to: sql, options: options)
+        try applySchemaChange(plan)
+        return plan
+    }
+
+    private func run(_ plan: SchemaPlan) throws {
+        guard try fetchOne(Int.self, sql: "PRAGMA schema_version") == plan.schemaVersion else {
+            throw SerialDBError(
+                .schemaChangeRefused,
+                "The schema changed since the plan was made; nothing was changed. Plan again.")
+        }
+        for step in plan.steps {
+            switch step.action {
+            case .execute(let sql): try execute(sql: sql)
+            case .rebuild(let rebuild): try rebuild.run(self)
+            }
+        }
+        try Self.verify(try schema(), matches: plan.desired)
+    }
+
+    /// Executes the desired schema into a scratch in-memory database, so SQLite parses it and
+    /// normalizes it exactly as it does the live one.
+    static func desiredSchema(_ sql: String) throws -> DatabaseSchema {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = false
+        let scratch = try Database(path: ":memory:", configuration: configuration)
+        do {
+            try scratch.execute(sql: sql)
+        } catch {
+            throw SerialDBError(
+                .schemaChangeRefused, "The new schema does not compile; nothing was changed. Fix the SQL.",
+                underlying: error)
+        }
+        let virtualTables = try scratch.fetchAll(
+            String.self, sql: "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'virtual'")
+        guard virtualTables.isEmpty else {
+            throw SerialDBError(
+                .schemaChangeRefused,
+                "Virtual tables (\(virtualTables.joined(separator: ", "))) cannot be managed by a schema step; "
+                    + "create them in a closure step.")
+        }
+        return try DatabaseSchema(scratch)
+    }
+
+    /// A last line of defence: after the plan ran, the schema must be the desired one.
+    private static func verify(_ live: DatabaseSchema, matches desired: DatabaseSchema) throws {
+        var mismatches: [String] = []
+        for table in desired.tables {
+            guard let actual = live.table(named: table.name) else {
+                mismatches.append("table \(table.name) is missing")
+                continue
+            }
+            if actual.parts.comparisonKey != table.parts.comparisonKey {
+                mismatches.append("table \(table.name) is `\(actual.sql)` instead of `\(table.sql)`")
+            }
+        }
+        for table in live.tables where desired.table(named: table.name) == nil {
+            mismatches.append("table \(table.name) is still there")
+        }
+        let liveObjects = live.objects.map { SQLTokenizer.normalized($0.sql) }
+        let desiredObjects = desired.objects.map { SQLTokenizer.normalized($0.sql) }
+        if Set(liveObjects.map { $0.joined(separator: " ") }) != Set(desiredObjects.map { $0.joined(separator: " ") }) {
+            mismatches.append("indexes, triggers or views differ")
+        }
+        guard mismatches.isEmpty else {
+            throw SerialDBError(
+                .schemaChangeRefused,
+                "After the change the schema is not the requested one (" + mismatches.joined(separator: "; ")
+                    + "), so it was rolled back. This is a SerialDB bug: please report it with both schemas.")
+        }
+    }
+}

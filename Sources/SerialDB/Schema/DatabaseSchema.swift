@@ -1,0 +1,111 @@
+/// The schema of a database: its tables, indexes, triggers and views, read from
+/// `sqlite_master` and the pragmas. SQLite's own tables (`sqlite_*`), SerialDB's
+/// (`serialdb_*`) and virtual tables with their shadow tables are left out.
+///
+/// The same reader serves the live database and the desired schema (executed into a scratch
+/// in-memory database), so both land in one model and SQLite does all the parsing.
+public struct DatabaseSchema: Sendable {
+    /// Tables, sorted by name.
+    public var tables: [TableDefinition]
+    /// Indexes that have SQL (not the automatic ones of UNIQUE and PRIMARY KEY constraints).
+    public var indexes: [SchemaObject]
+    /// Triggers.
+    public var triggers: [SchemaObject]
+    /// Views.
+    public var views: [SchemaObject]
+
+    /// The table with this name (case-insensitive).
+    public func table(named name: String) -> TableDefinition? {
+        let lowered = name.lowercased()
+        return tables.first { $0.name.lowercased() == lowered }
+    }
+
+    /// Indexes, triggers and views together.
+    var objects: [SchemaObject] { indexes + triggers + views }
+
+    /// Whether a name belongs to SQLite or to SerialDB rather than to the application.
+    static func isInternal(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        return lowered.hasPrefix("sqlite_") || lowered.hasPrefix("serialdb_")
+    }
+
+    /// Reads the main schema of `db`.
+    public init(_ db: Database) throws {
+        let listed = try db.fetchAll(
+            Row.self, sql: "SELECT name, type, wr, strict FROM pragma_table_list WHERE schema = 'main'")
+        var tables: [TableDefinition] = []
+        for row in listed {
+            let name: String = try row.decode(at: 0)
+            guard try row.decode(String.self, at: 1) == "table", !Self.isInternal(name) else { continue }
+            let sql =
+                try db.fetchOne(
+                    String.self, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?",
+                    arguments: [name])
+                ?? ""
+            tables.append(
+                TableDefinition(
+                    name: name, sql: sql, columns: try Self.columns(of: name, db),
+                    foreignKeys: try Self.foreignKeys(of: name, db), isWithoutRowID: try row.decode(at: 2),
+                    isStrict: try row.decode(at: 3)))
+        }
+        self.tables = tables.sorted { $0.name < $1.name }
+        let objects = try db.fetchAll(
+            Row.self,
+            sql: """
+                SELECT type, name, tbl_name, sql FROM sqlite_master
+                WHERE type IN ('index', 'trigger', 'view') AND sql IS NOT NULL ORDER BY name
+                """)
+        var indexes: [SchemaObject] = []
+        var triggers: [SchemaObject] = []
+        var views: [SchemaObject] = []
+        for row in objects {
+            let object = SchemaObject(
+                kind: SchemaObject.Kind(rawValue: try row.decode(at: 0)) ?? .index, name: try row.decode(at: 1),
+                tableName: try row.decode(at: 2), sql: try row.decode(at: 3))
+            guard !Self.isInternal(object.name), !Self.isInternal(object.tableName) else { continue }
+            switch object.kind {
+            case .index: indexes.append(object)
+            case .trigger: triggers.append(object)
+            case .view: views.append(object)
+            }
+        }
+        self.indexes = indexes
+        self.triggers = triggers
+        self.views = views
+    }
+
+    private static func columns(of table: String, _ db: Database) throws -> [ColumnDefinition] {
+        try db.fetchAll(
+            Row.self, sql: "SELECT name, type, \"notnull\", dflt_value, pk, hidden FROM pragma_table_xinfo(?)",
+            arguments: [table]
+        ).map { row in
+            ColumnDefinition(
+                name: try row.decode(at: 0), type: try row.decode(at: 1), isNotNull: try row.decode(at: 2),
+                defaultSQL: try row.decode(at: 3), primaryKeyIndex: try row.decode(at: 4),
+                visibility: ColumnDefinition.Visibility(rawValue: try row.decode(at: 5)) ?? .normal)
+        }
+    }
+
+    private static func foreignKeys(of table: String, _ db: Database) throws -> [ForeignKeyDefinition] {
+        let rows = try db.fetchAll(
+            Row.self,
+            sql:
+                "SELECT id, \"table\", \"from\", \"to\", on_update, on_delete FROM pragma_foreign_key_list(?) ORDER BY id, seq",
+            arguments: [table])
+        var keys: [Int: ForeignKeyDefinition] = [:]
+        var order: [Int] = []
+        for row in rows {
+            let id: Int = try row.decode(at: 0)
+            let parentColumn: String? = try row.decode(at: 3)
+            if keys[id] == nil {
+                order.append(id)
+                keys[id] = ForeignKeyDefinition(
+                    parentTable: try row.decode(at: 1), columns: [], parentColumns: [],
+                    onUpdate: try row.decode(at: 4), onDelete: try row.decode(at: 5))
+            }
+            keys[id]?.columns.append(try row.decode(at: 2))
+            if let parentColumn { keys[id]?.parentColumns.append(parentColumn) }
+        }
+        return order.compactMap { keys[$0] }
+    }
+}

@@ -1,0 +1,142 @@
+/// Moves one table to a new definition the way SQLite documents it: create the new table
+/// under a temporary name, copy the rows, drop the old table, rename the new one. The live
+/// table is never renamed first (since SQLite 3.26 that rewrites the references held by
+/// views, triggers and other tables' foreign keys, and dropping the renamed table with foreign
+/// keys on cascades into child rows). Indexes, triggers and views are recreated by the plan.
+/// See <https://www.sqlite.org/lang_altertable.html#otheralter>.
+public struct TableRebuild: Sendable {
+    /// One column of the copy: where its value comes from.
+    struct CopiedColumn: Sendable {
+        /// The column of the new table.
+        var target: String
+        /// The column of the old table, or nil when the value is `fill` alone.
+        var source: String?
+        /// A value for rows where the source is NULL (or for every row without a source).
+        var fill: DatabaseValue?
+    }
+
+    /// The table in the live database.
+    public var sourceTable: String
+    /// The table's name in the new schema (differs from `sourceTable` for a renamed table).
+    public var targetTable: String
+    /// Why the table must be rebuilt.
+    public var reasons: [String]
+    /// The temporary name of the new table.
+    var temporaryName: String
+    /// CREATE TABLE of the new definition under `temporaryName`.
+    var createSQL: String
+    var columns: [CopiedColumn]
+    /// Carry the rowid of a rowid table that has no INTEGER PRIMARY KEY receiving it.
+    var copiesRowID: Bool
+    /// Read rows in rowid chunks (to report progress) rather than in one statement.
+    var sourceHasRowID: Bool
+    var carriesAutoincrement: Bool
+    /// Rows in the source table when the plan was made.
+    public var rowCount: Int
+
+    private static let rowsPerChunk = 50_000
+
+    /// `INSERT INTO new(...) SELECT ... FROM old`, with `?` for fill values; `condition`
+    /// restricts the source rows.
+    func copySQL(condition: String?) -> (sql: String, arguments: [DatabaseValue]) {
+        var targets: [String] = []
+        var sources: [String] = []
+        var arguments: [DatabaseValue] = []
+        if copiesRowID {
+            targets.append("rowid")
+            sources.append("rowid")
+        }
+        for column in columns {
+            targets.append(column.target.quotedDatabaseIdentifier)
+            switch (column.source, column.fill) {
+            case (let source?, nil):
+                sources.append(source.quotedDatabaseIdentifier)
+            case (let source?, let fill?):
+                sources.append("coalesce(\(source.quotedDatabaseIdentifier), ?)")
+                arguments.append(fill)
+            case (nil, let fill):
+                sources.append("?")
+                arguments.append(fill ?? .null)
+            }
+        }
+        var sql =
+            "INSERT INTO \(temporaryName.quotedDatabaseIdentifier)(\(targets.joined(separator: ", "))) "
+            + "SELECT \(sources.joined(separator: ", ")) FROM \(sourceTable.quotedDatabaseIdentifier)"
+        if let condition { sql += " WHERE " + condition }
+        return (sql, arguments)
+    }
+
+    /// The statements, as a dry run prints them.
+    var statements: [String] {
+        var statements = [createSQL, copySQL(condition: nil).sql]
+        if carriesAutoincrement {
+            statements.append("-- carry the AUTOINCREMENT counter of \(sourceTable.quotedDatabaseIdentifier)")
+        }
+        statements.append("DROP TABLE \(sourceTable.quotedDatabaseIdentifier)")
+        statements.append(
+            "ALTER TABLE \(temporaryName.quotedDatabaseIdentifier) RENAME TO \(targetTable.quotedDatabaseIdentifier)")
+        return statements
+    }
+
+    /// Runs the rebuild inside the caller's transaction, reporting rows copied.
+    func run(_ db: Database) throws {
+        try db.execute(sql: createSQL)
+        let sequence: Int64? =
+            carriesAutoincrement
+            ? try db.fetchOne(
+                Int64.self, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [sourceTable])
+            : nil
+        do {
+            try copyRows(db)
+        } catch {
+            throw SerialDBError(
+                .schemaChangeRefused,
+                "Copying the rows of \(sourceTable.quotedDatabaseIdentifier) into its new definition failed, so "
+                    + "the change was rolled back: some rows do not satisfy the new definition. Fix those rows "
+                    + "(or give a fill value) and migrate again.",
+                underlying: error)
+        }
+        try db.execute(sql: "DROP TABLE \(sourceTable.quotedDatabaseIdentifier)")
+        try db.execute(
+            sql:
+                "ALTER TABLE \(temporaryName.quotedDatabaseIdentifier) RENAME TO \(targetTable.quotedDatabaseIdentifier)"
+        )
+        if let sequence {
+            // The new table's counter starts at the highest copied id; the old one may have
+            // been higher (rows deleted from the end), and ids must never be reused.
+            try db.execute(
+                sql: "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?", arguments: [sequence, targetTable])
+            if db.changesCount == 0 {
+                try db.execute(
+                    sql: "INSERT INTO sqlite_sequence(name, seq) VALUES (?, ?)", arguments: [targetTable, sequence])
+            }
+        }
+    }
+
+    private func copyRows(_ db: Database) throws {
+        guard sourceHasRowID, rowCount > Self.rowsPerChunk else {
+            let (sql, arguments) = copySQL(condition: nil)
+            try db.execute(sql: sql, arguments: StatementArguments(arguments))
+            db.reportProgress(completed: rowCount, total: rowCount)
+            return
+        }
+        // Chunks of rowids, so a long copy can report progress; each chunk ends at an actual
+        // rowid, so sparse rowids cost nothing.
+        let boundary = try db.makeStatement(
+            sql:
+                "SELECT rowid FROM \(sourceTable.quotedDatabaseIdentifier) WHERE rowid > ? ORDER BY rowid LIMIT 1 OFFSET ?"
+        )
+        let (chunkSQL, fills) = copySQL(condition: "rowid > ? AND rowid <= ?")
+        let chunk = try db.makeStatement(sql: chunkSQL)
+        var lower = Int64.min
+        var copied = 0
+        while true {
+            let upper = try boundary.fetchOne(Int64.self, arguments: [lower, Self.rowsPerChunk - 1]) ?? Int64.max
+            try chunk.execute(arguments: StatementArguments(fills + [.integer(lower), .integer(upper)]))
+            copied += db.changesCount
+            db.reportProgress(completed: min(copied, rowCount), total: rowCount)
+            if upper == Int64.max { break }
+            lower = upper
+        }
+    }
+}
