@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "SerialDB", targets: ["SerialDB"]),
         .executable(name: "stress", targets: ["stress"]),
         .executable(name: "bench", targets: ["bench"]),
+        .executable(name: "serialdb", targets: ["serialdb"]),
     ],
     targets: [
         .systemLibrary(
@@ -18,6 +19,7 @@ let package = Package(
         // Test and benchmark support in C: a fault-injecting VFS and the raw C API baseline.
         .target(name: "CSQLiteShims", dependencies: ["CSQLite"]),
         .target(name: "SerialDB", dependencies: ["CSQLite"]),
+        .executableTarget(name: "serialdb", dependencies: ["SerialDB"]),
         .executableTarget(name: "stress", dependencies: ["SerialDB", "CSQLiteShims"], path: "Stress"),
         .executableTarget(name: "bench", dependencies: ["SerialDB", "CSQLiteShims"], path: "Benchmarks"),
         .target(name: "SerialDBTestSupport", dependencies: ["SerialDB"], path: "Tests/SerialDBTestSupport"),
@@ -27,7 +29,9 @@ let package = Package(
             path: "Tests/SerialDBTestChild"),
         .testTarget(
             name: "SerialDBTests",
-            dependencies: ["SerialDB", "SerialDBTestSupport", "CSQLite", "CSQLiteShims", "serialdb-test-child"]),
+            dependencies: [
+                "SerialDB", "SerialDBTestSupport", "CSQLite", "CSQLiteShims", "serialdb-test-child", "serialdb",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

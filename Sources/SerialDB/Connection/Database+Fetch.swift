@@ -98,9 +98,15 @@ extension Statement {
     /// Runs the query and decodes every row through `Decodable`.
     @inlinable
     public func fetchAll<T: Decodable>(_ type: T.Type, arguments: StatementArguments = []) throws -> [T] {
-        // One decoder for all rows: its row reads whichever row the statement is on.
-        let decoder = RowDecoder(row: Row(statement: self))
-        return try collect(arguments: arguments) { _ in try T(from: decoder) }
+        // One decoder for all rows (its row reads whichever row the statement is on), made on
+        // the first row, when the column names are final.
+        var decoder: RowDecoder?
+        return try collect(arguments: arguments) { row in
+            if let decoder { return try T(from: decoder) }
+            let first = RowDecoder(row: row)
+            decoder = first
+            return try T(from: first)
+        }
     }
 
     /// Disambiguates types that are both: ``RowDecodable`` wins.

@@ -99,12 +99,12 @@ public final class Database {
         if let trace = configuration.trace {
             installTrace(trace)
         }
-        if !configuration.readOnly && !isInMemory {
-            let mode = try fetchOne(String.self, sql: "PRAGMA journal_mode = " + configuration.journalMode.rawValue)
-            guard mode?.uppercased() == configuration.journalMode.rawValue else {
+        if let journalMode = configuration.journalMode, !configuration.readOnly && !isInMemory {
+            let mode = try fetchOne(String.self, sql: "PRAGMA journal_mode = " + journalMode.rawValue)
+            guard mode?.uppercased() == journalMode.rawValue else {
                 throw SerialDBError(
                     .invalidArguments,
-                    "\(path) could not switch to journal mode \(configuration.journalMode.rawValue) "
+                    "\(path) could not switch to journal mode \(journalMode.rawValue) "
                         + "(it stays \(mode ?? "unknown")). Close other connections to it and retry.")
             }
         }

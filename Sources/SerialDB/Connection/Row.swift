@@ -20,16 +20,23 @@ public struct Row {
 
     @usableFromInline
     let storage: Storage
+    /// The statement's handle while the row reads from one, `nil` for a copy. Decoding reads
+    /// columns through it without touching `storage`: binding the statement out of the enum
+    /// retained and released it for every value, which cost as much as reading the value.
+    @usableFromInline
+    let statementHandle: OpaquePointer?
 
     @usableFromInline
     init(statement: Statement) {
         storage = .statement(statement)
+        statementHandle = statement.handle
     }
 
     /// A detached row with these columns and values; handy in tests.
     public init(columns: [String], values: [DatabaseValue]) {
         precondition(columns.count == values.count, "a row needs one value per column")
         storage = .copied(ColumnLookup(names: columns), values)
+        statementHandle = nil
     }
 
     /// The number of columns.
@@ -45,7 +52,8 @@ public struct Row {
         lookup.names
     }
 
-    private var lookup: ColumnLookup {
+    /// The column names and their name-to-index table.
+    var lookup: ColumnLookup {
         switch storage {
         case .statement(let statement): return statement.lookup
         case .copied(let lookup, _): return lookup
@@ -79,17 +87,16 @@ public struct Row {
     // looked up the metadata of `T?` at run time, which cost more than reading the column.
     @inlinable
     public func decode<T: DatabaseValueConvertible>(_ type: T.Type = T.self, at index: Int) throws -> T {
-        switch storage {
-        case .statement(let statement):
-            if index >= 0 && index < statement.columnCount,
-                let converted = T.fromStatement(statement.handle, column: Int32(index))
+        if let statementHandle {
+            if index >= 0 && index < Statement.columnCount(statementHandle),
+                let converted = T.fromStatement(statementHandle, column: Int32(index))
             {
                 return converted
             }
-        case .copied(_, let values):
-            if index >= 0 && index < values.count, let converted = T.fromDatabaseValue(values[index]) {
-                return converted
-            }
+        } else if case .copied(_, let values) = storage, index >= 0 && index < values.count,
+            let converted = T.fromDatabaseValue(values[index])
+        {
+            return converted
         }
         throw decodingError(at: index, type: T.self)
     }
@@ -110,10 +117,8 @@ public struct Row {
 
     /// Whether the value at `index` is NULL, without building a ``DatabaseValue``.
     func isNull(at index: Int) -> Bool {
-        switch storage {
-        case .statement(let statement): return sqlite3_column_type(statement.handle, Int32(index)) == SQLITE_NULL
-        case .copied(_, let values): return values[index].isNull
-        }
+        if let statementHandle { return sqlite3_column_type(statementHandle, Int32(index)) == SQLITE_NULL }
+        return self[index].isNull
     }
 
     /// Converts the value of the named column (case-insensitive).
@@ -145,6 +150,7 @@ public struct Row {
     private init(copying statement: Statement) {
         let values = (0..<Int32(statement.columnCount)).map { DatabaseValue.column(statement.handle, $0) }
         storage = .copied(statement.lookup, values)
+        statementHandle = nil
     }
 }
 

@@ -10,14 +10,25 @@ import Foundation
 @usableFromInline
 final class RowDecoder: Decoder {
     let row: Row
+    /// The row's column names, fetched once instead of once per property.
+    let lookup: ColumnLookup
     // Witnesses of a @usableFromInline type's conformance must be @usableFromInline too.
     @usableFromInline let codingPath: [any CodingKey]
     @usableFromInline var userInfo: [CodingUserInfoKey: Any] { [:] }
 
+    /// A decoder for `row`, which must be on a row already (its column names are read now).
     @usableFromInline
     init(row: Row, codingPath: [any CodingKey] = []) {
         self.row = row
+        self.lookup = row.lookup
         self.codingPath = codingPath
+    }
+
+    /// The value of the named column. (Taking a String, not the generic key, lets the compiler
+    /// specialize it for each value type although the key type is only known at run time.)
+    func decode<T: DatabaseValueConvertible>(_ type: T.Type, column: String) throws -> T {
+        guard let index = lookup.index(of: column) else { throw row.missingColumnError(column) }
+        return try row.decode(type, at: index)
     }
 
     @usableFromInline
@@ -46,31 +57,45 @@ final class RowDecoder: Decoder {
         var allKeys: [Key] { row.columnNames.compactMap { Key(stringValue: $0) } }
 
         func contains(_ key: Key) -> Bool {
-            row.index(ofColumn: key.stringValue) != nil
+            decoder.lookup.index(of: key.stringValue) != nil
         }
 
         func decodeNil(forKey key: Key) throws -> Bool {
-            guard let index = row.index(ofColumn: key.stringValue) else { return true }
+            guard let index = decoder.lookup.index(of: key.stringValue) else { return true }
             return row.isNull(at: index)
         }
 
-        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try row.decode(column: key.stringValue) }
-        func decode(_ type: String.Type, forKey key: Key) throws -> String { try row.decode(column: key.stringValue) }
-        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try row.decode(column: key.stringValue) }
-        func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try row.decode(column: key.stringValue) }
-        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try row.decode(column: key.stringValue) }
-        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try row.decode(column: key.stringValue) }
-        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try row.decode(column: key.stringValue) }
+        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+            try decoder.decode(type, column: key.stringValue)
+        }
+        func decode(_ type: String.Type, forKey key: Key) throws -> String {
+            try decoder.decode(type, column: key.stringValue)
+        }
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+            try decoder.decode(type, column: key.stringValue)
+        }
+        func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+            try decoder.decode(type, column: key.stringValue)
+        }
+        func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+            try decoder.decode(type, column: key.stringValue)
+        }
+        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
+            try decoder.decode(type, column: key.stringValue)
+        }
+        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+            try decoder.decode(type, column: key.stringValue)
+        }
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
             if let convertible = T.self as? any DatabaseValueConvertible.Type {
-                return try decodeConvertible(convertible, column: key.stringValue) as! T
+                return try decodeConvertible(convertible, forKey: key) as! T
             }
             return try decodeJSON(type, column: key.stringValue)
         }
 
-        private func decodeConvertible<V: DatabaseValueConvertible>(_ type: V.Type, column: String) throws -> V {
-            try row.decode(type, column: column)
+        private func decodeConvertible<V: DatabaseValueConvertible>(_ type: V.Type, forKey key: Key) throws -> V {
+            try decoder.decode(type, column: key.stringValue)
         }
 
         private func decodeJSON<T: Decodable>(_ type: T.Type, column: String) throws -> T {

@@ -39,7 +39,13 @@ public final class Statement {
     }
 
     /// The number of columns in each result row.
-    public var columnCount: Int { Int(sqlite3_column_count(handle)) }
+    public var columnCount: Int { Self.columnCount(handle) }
+
+    /// `sqlite3_column_count`, for inlinable code that holds only the handle.
+    @usableFromInline
+    static func columnCount(_ handle: OpaquePointer) -> Int {
+        Int(sqlite3_column_count(handle))
+    }
 
     /// The names of the result columns.
     public var columnNames: [String] { lookup.names }

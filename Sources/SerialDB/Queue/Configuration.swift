@@ -33,7 +33,9 @@ public struct Configuration: Sendable {
     }
 
     /// Journal mode for file databases (in-memory databases keep theirs). Default: `.wal`.
-    public var journalMode: JournalMode = .wal
+    /// `nil` leaves the file's mode as it is, for tools that must not change a database they
+    /// only inspect or migrate.
+    public var journalMode: JournalMode? = .wal
     /// Durability level. Default: `.full`, SQLite's own default: a commit that returned
     /// survives power loss. `.normal` is faster in WAL mode and survives process crashes.
     public var synchronous: SynchronousMode = .full

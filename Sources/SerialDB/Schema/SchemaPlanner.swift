@@ -175,7 +175,7 @@ struct SchemaPlanner {
                 }
                 reasons += differences(sourceColumn, column)
                 var copied = TableRebuild.CopiedColumn(target: column.name, source: sourceColumn.name)
-                if column.isNotNull && !sourceColumn.isNotNull {
+                if column.isNotNull && !sourceColumn.isNotNull && !isAutomaticKey(column, table) {
                     let nulls = try nullCount(source.name, sourceColumn.name)
                     if nulls > 0 {
                         if let fill {
@@ -246,7 +246,7 @@ struct SchemaPlanner {
             carriesAutoincrement: source.hasAutoincrement && table.hasAutoincrement, rowCount: rowCount)
     }
 
-    /// An INTEGER PRIMARY KEY gets its value from the rowid, so NOT NULL needs no fill.
+    /// An INTEGER PRIMARY KEY turns NULL into a fresh rowid, so NOT NULL needs no fill.
     private func isAutomaticKey(_ column: ColumnDefinition, _ table: TableDefinition) -> Bool {
         table.rowIDAlias?.lowercased() == column.name.lowercased()
     }

@@ -1,0 +1,40 @@
+import SerialDB
+
+/// The human-readable listing of `serialdb inspect`.
+struct SchemaReport {
+    let schema: DatabaseSchema
+
+    init(_ schema: DatabaseSchema) {
+        self.schema = schema
+    }
+
+    var text: String {
+        var lines: [String] = []
+        for table in schema.tables {
+            var flags: [String] = []
+            if table.isWithoutRowID { flags.append("WITHOUT ROWID") }
+            if table.isStrict { flags.append("STRICT") }
+            if table.hasAutoincrement { flags.append("AUTOINCREMENT") }
+            lines.append("table \(table.name)" + (flags.isEmpty ? "" : " (" + flags.joined(separator: ", ") + ")"))
+            for column in table.columns {
+                var text = "  \(column.name) \(column.type.isEmpty ? "(no type)" : column.type)"
+                if column.primaryKeyIndex > 0 {
+                    text += " PRIMARY KEY" + (table.rowIDAlias == column.name ? " (rowid)" : "")
+                }
+                if column.isNotNull { text += " NOT NULL" }
+                if let defaultSQL = column.defaultSQL { text += " DEFAULT \(defaultSQL)" }
+                if column.visibility != .normal { text += " [\(column.visibility)]" }
+                lines.append(text)
+            }
+            for key in table.foreignKeys {
+                lines.append(
+                    "  foreign key (\(key.columns.joined(separator: ", "))) → \(key.parentTable)"
+                        + "(\(key.parentColumns.joined(separator: ", "))) on delete \(key.onDelete)")
+            }
+        }
+        for object in schema.indexes + schema.triggers + schema.views {
+            lines.append("\(object.kind.rawValue) \(object.name) on \(object.tableName)")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
