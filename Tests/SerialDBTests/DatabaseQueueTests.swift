@@ -339,3 +339,34 @@ import Testing
         release.signal()
     }
 }
+
+@Suite struct DatabaseQueueInterruptTests {
+    @Test func interruptFromAnotherThreadStopsTheRunningStatementOnly() throws {
+        let directory = try TemporaryDirectory()
+        let queue = try DatabaseQueue(path: directory.path("interrupt.sqlite"))
+        let started = DispatchSemaphore(value: 0)
+        let outcome = Locked<(any Error)?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            do {
+                _ = try queue.inDatabase { db in
+                    started.signal()
+                    return try db.fetchOne(
+                        Int.self,
+                        sql:
+                            "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10000000000) SELECT count(*) FROM c"
+                    )
+                }
+            } catch {
+                outcome.withLock { $0 = error }
+            }
+            finished.signal()
+        }
+        started.wait()
+        Thread.sleep(forTimeInterval: 0.1)
+        queue.interrupt()
+        #expect(finished.wait(timeout: .now() + 10) == .success)
+        #expect((outcome.withLock { $0 } as? DatabaseError)?.resultCode == .SQLITE_INTERRUPT)
+        #expect(try queue.inDatabase { db in try db.fetchOne(Int.self, sql: "SELECT 7") } == 7)
+    }
+}

@@ -33,7 +33,6 @@ extension DatabaseQueue {
 
     /// Async twin of `close()`.
     public func close() async throws {
-        try await serializer.async { _ in () }
-        try serializer.close()
+        try await serializer.close()
     }
 }

@@ -85,12 +85,25 @@ final class Serializer: @unchecked Sendable {
     /// Waits for work in line, then closes the connection; the gate stays closed.
     func close() throws {
         try checkNotReentrant()
-        dispatchQueue.sync {
-            if case .closed = gate { return }
-            interruptTarget.withLock { $0.connection = nil }
-            database.close()
-            gate = .closed
+        dispatchQueue.sync { closeOnQueue() }
+    }
+
+    /// Async twin of ``close()``: suspends until the work in line is done and the connection closed.
+    func close() async throws {
+        try checkNotReentrant()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            dispatchQueue.async {
+                self.closeOnQueue()
+                continuation.resume()
+            }
         }
+    }
+
+    private func closeOnQueue() {
+        if case .closed = gate { return }
+        interruptTarget.withLock { $0.connection = nil }
+        database.close()
+        gate = .closed
     }
 
     /// Queues an upgrade: it runs after the work already in line, and everything submitted
