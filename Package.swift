@@ -21,7 +21,8 @@ let package = Package(
         .target(name: "SerialDB", dependencies: ["CSQLite"]),
         .executableTarget(name: "serialdb", dependencies: ["SerialDB"]),
         .executableTarget(name: "stress", dependencies: ["SerialDB", "CSQLiteShims"], path: "Stress"),
-        .executableTarget(name: "bench", dependencies: ["SerialDB", "CSQLiteShims"], path: "Benchmarks"),
+        .executableTarget(
+            name: "bench", dependencies: ["SerialDB", "CSQLiteShims"], path: "Benchmarks", exclude: ["results"]),
         .target(name: "SerialDBTestSupport", dependencies: ["SerialDB"], path: "Tests/SerialDBTestSupport"),
         // A child process for tests that need two processes on one file, or a process to kill.
         .executableTarget(

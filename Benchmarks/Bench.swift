@@ -1,4 +1,56 @@
+import CSQLiteShims
+import Foundation
+
+/// `bench`: SerialDB against the raw SQLite C API, side by side in one process (issue 6).
+///
+/// `main` is synchronous on purpose: the timed loops call the blocking queue methods, which in
+/// an async context would resolve to their async overloads.
 @main
 struct Bench {
-    static func main() {}
+    static func main() {
+        let options: BenchOptions
+        do {
+            options = try BenchOptions.parse(Array(CommandLine.arguments.dropFirst()))
+        } catch {
+            let message = (error as? UsageError)?.message ?? "\(error)"
+            printError("bench: \(message)\n\n\(BenchOptions.usage)")
+            exit(64)
+        }
+        if options.help {
+            print(BenchOptions.usage)
+            exit(0)
+        }
+        do {
+            try run(options)
+        } catch {
+            printError("bench: \(error)")
+            exit(1)
+        }
+    }
+
+    /// Runs, prints and reports. The scratch directory is gone when this returns or throws.
+    private static func run(_ options: BenchOptions) throws {
+        let workloads = WorkloadCatalog.workloads(divisor: options.divisor).filter {
+            options.only?.contains($0.name) ?? true
+        }
+        let sqliteVersion = String(cString: serialdb_raw_sqlite_version())
+        printError(
+            "bench: \(workloads.count) workload(s), \(options.rounds) round(s)"
+                + (options.quick ? ", quick sizes" : "") + ", SQLite \(sqliteVersion)")
+        let directory = try ScratchDirectory()
+        let results = try BenchRunner(workloads: workloads, rounds: options.rounds, directory: directory)
+            .run(progress: printError)
+        print(ResultTable.render(results, rounds: options.rounds))
+        if let path = options.jsonPath {
+            let report = BenchReport(
+                results: results, rounds: options.rounds, quick: options.quick, sqliteVersion: sqliteVersion)
+            try report.write(to: path)
+            printError("bench: wrote \(path)")
+        }
+    }
+
+    /// Progress and errors go to standard error, so standard output holds only the table.
+    private static func printError(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
 }

@@ -394,6 +394,41 @@ int serialdb_raw_empty_reads(sqlite3 *db, int count) {
     return empty_transactions(db, "BEGIN", count);
 }
 
+/* MARK: - Checking results */
+
+int serialdb_raw_check_table(sqlite3 *db, serialdb_raw_table_check *out) {
+    memset(out, 0, sizeof *out);
+    sqlite3_stmt *stmt = NULL;
+    /* Storage classes are checked too: a side that bound text for a number
+     * (or the reverse) must not pass. */
+    int rc = sqlite3_prepare_v2(db,
+                                "SELECT count(*),"
+                                " coalesce(sum(typeof(a) = 'integer' AND a = id"
+                                "  AND typeof(b) = 'text' AND b = 'row-' || id"
+                                "  AND typeof(c) = 'real' AND c = id * 0.5), 0),"
+                                " coalesce(sum(id), 0)"
+                                " FROM t",
+                                -1, &stmt, NULL);
+    if (rc != SQLITE_OK) {
+        return rc;
+    }
+    rc = sqlite3_step(stmt);
+    if (rc == SQLITE_ROW) {
+        out->rows = sqlite3_column_int64(stmt, 0);
+        out->valid_rows = sqlite3_column_int64(stmt, 1);
+        out->id_sum = sqlite3_column_int64(stmt, 2);
+        rc = SQLITE_OK;
+    } else if (rc == SQLITE_DONE) {
+        rc = SQLITE_ERROR; /* an aggregate always returns one row */
+    }
+    sqlite3_finalize(stmt);
+    return rc;
+}
+
+const char *serialdb_raw_sqlite_version(void) {
+    return sqlite3_libversion();
+}
+
 /* MARK: - Table rebuild */
 
 /* prefix + name as one SQL identifier: in double quotes, inner double quotes

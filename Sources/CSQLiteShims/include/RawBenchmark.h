@@ -75,6 +75,23 @@ int serialdb_raw_empty_writes(sqlite3 *db, int count);
 int serialdb_raw_empty_reads(sqlite3 *db, int count);
 
 /*
+ * What table t holds, for checking a benchmark's work independently of the
+ * code that did it. Row i is valid when a = i (INTEGER), b = 'row-i' (TEXT)
+ * and c = i * 0.5 (REAL).
+ */
+typedef struct serialdb_raw_table_check {
+    long long rows;       /* count(*) */
+    long long valid_rows; /* rows holding exactly the values of their id */
+    long long id_sum;     /* total of id (0 when empty) */
+} serialdb_raw_table_check;
+
+/* Fills *out from one read of table t. On failure *out is all zero. */
+int serialdb_raw_check_table(sqlite3 *db, serialdb_raw_table_check *out);
+
+/* The version of the SQLite library linked in, as sqlite3_libversion(). */
+const char *serialdb_raw_sqlite_version(void);
+
+/*
  * Changes the schema of table `table` with SQLite's documented table rebuild
  * (https://www.sqlite.org/lang_altertable.html#otheralter), in one transaction:
  *   PRAGMA foreign_keys=OFF; BEGIN IMMEDIATE;

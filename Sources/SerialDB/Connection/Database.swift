@@ -26,9 +26,18 @@ public final class Database {
     /// Statements prepared by `execute` and `fetch*`, keyed by SQL.
     private var statementCache: [String: Statement] = [:]
     private static let statementCacheLimit = 512
+    /// The cached statement used last and its SQL, checked before `statementCache`: loops run
+    /// the same SQL again and again, and comparing a string with itself (the same literal, or
+    /// equal bytes) costs a fraction of hashing it for the dictionary.
+    private var recentSQL = ""
+    private var recentStatement: Statement?
     /// BEGIN / COMMIT / ROLLBACK, prepared once: every queue call runs them. Indexed by
     /// ``TransactionStatement/slot``: a dictionary keyed by the enum hashed its String raw value
     /// on every BEGIN and COMMIT, which cost a tenth of an empty transaction.
+    /// Unchecked exclusivity: the run-time check cost more than a third of what this connection
+    /// adds to an empty transaction, and accesses cannot overlap (`run` reads the statement
+    /// into a local before executing it, and the connection is used by one thread at a time).
+    @exclusivity(unchecked)
     private var transactionStatements = [Statement?](repeating: nil, count: TransactionStatement.allCases.count)
     /// Depth of read-only blocks; statements that write are refused while positive.
     var readOnlyDepth = 0
@@ -127,6 +136,7 @@ public final class Database {
     public func close() {
         guard let handle else { return }
         statementCache.removeAll()
+        recentStatement = nil
         transactionStatements = [Statement?](repeating: nil, count: TransactionStatement.allCases.count)
         if traceBox != nil {
             sqlite3_trace_v2(handle, 0, nil, nil)
@@ -178,14 +188,28 @@ public final class Database {
     /// Cached statements are shared: do not hold one across another call that may run the
     /// same SQL (a nested fetch of the same query would reset it).
     public func cachedStatement(sql: String) throws -> Statement {
-        if let statement = statementCache[sql] { return statement }
+        if let recentStatement, sql == recentSQL { return recentStatement }
+        if let statement = statementCache[sql] {
+            remember(statement, sql: sql)
+            return statement
+        }
         let statement = try makeStatement(sql: sql)
+        cache(statement, sql: sql)
+        return statement
+    }
+
+    private func cache(_ statement: Statement, sql: String) {
         if statementCache.count >= Self.statementCacheLimit {
             // Generated SQL must not grow the cache without bound; recompiling is cheap.
             statementCache.removeAll(keepingCapacity: true)
         }
         statementCache[sql] = statement
-        return statement
+        remember(statement, sql: sql)
+    }
+
+    private func remember(_ statement: Statement, sql: String) {
+        recentSQL = sql
+        recentStatement = statement
     }
 
     /// Runs one or several statements separated by semicolons.
@@ -204,7 +228,11 @@ public final class Database {
     ///   run); ``SerialDBError`` for arguments that do not match.
     ///   See <https://www.sqlite.org/c3ref/exec.html>.
     public func execute(sql: String, arguments: StatementArguments = []) throws {
+        if let recentStatement, sql == recentSQL {
+            return try recentStatement.execute(arguments: arguments)
+        }
         if let statement = statementCache[sql] {
+            remember(statement, sql: sql)
             return try statement.execute(arguments: arguments)
         }
         let handle = try openHandle()
@@ -223,7 +251,7 @@ public final class Database {
                 let statement = Statement(database: self, handle: statementHandle, sql: text)
                 if isWholeSQL {
                     // One statement: cache it, and it consumes all the arguments.
-                    statementCache[sql] = statement
+                    cache(statement, sql: sql)
                     positional = []
                     return try statement.execute(arguments: arguments)
                 }

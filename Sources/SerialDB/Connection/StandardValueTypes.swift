@@ -5,6 +5,13 @@ import Foundation
 // floating point as REAL, Bool as 0/1, String as TEXT, Data as BLOB, Date as UTC text
 // "YYYY-MM-DD HH:MM:SS.SSS" (what SQLite's date functions read), UUID as a 16-byte BLOB.
 // Reading is strict: NULL or a value of the wrong kind gives nil, never a silent 0 or "".
+//
+// The hot readers (Int64, Double, String) take the column's value once with
+// `sqlite3_column_value` and read its type and contents from it: each `sqlite3_column_*` call
+// pays SQLite's API bookkeeping again, which made the strict type check cost as much as the
+// read. SQLite calls such values "unprotected", which matters only when other threads may use
+// the connection through its mutex; SerialDB opens connections without one and uses each from
+// one thread at a time, exactly as it uses the `sqlite3_column_*` functions.
 
 extension Int64: DatabaseValueConvertible {
     /// INTEGER.
@@ -24,11 +31,12 @@ extension Int64: DatabaseValueConvertible {
         sqlite3_bind_int64(statement, index, self)
     }
 
-    /// `sqlite3_column_int64` when the column holds an INTEGER.
+    /// The column's integer when it holds an INTEGER (or a REAL with no fractional part).
     public static func fromStatement(_ statement: OpaquePointer, column index: Int32) -> Int64? {
-        switch sqlite3_column_type(statement, index) {
-        case SQLITE_INTEGER: return sqlite3_column_int64(statement, index)
-        case SQLITE_FLOAT: return Int64(exactly: sqlite3_column_double(statement, index))
+        let value = sqlite3_column_value(statement, index)
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER: return sqlite3_value_int64(value)
+        case SQLITE_FLOAT: return Int64(exactly: sqlite3_value_double(value))
         default: return nil
         }
     }
@@ -82,10 +90,11 @@ extension Double: DatabaseValueConvertible {
         sqlite3_bind_double(statement, index, self)
     }
 
-    /// `sqlite3_column_double` when the column holds a number.
+    /// The column's number when it holds a REAL or an INTEGER.
     public static func fromStatement(_ statement: OpaquePointer, column index: Int32) -> Double? {
-        switch sqlite3_column_type(statement, index) {
-        case SQLITE_FLOAT, SQLITE_INTEGER: return sqlite3_column_double(statement, index)
+        let value = sqlite3_column_value(statement, index)
+        switch sqlite3_value_type(value) {
+        case SQLITE_FLOAT, SQLITE_INTEGER: return sqlite3_value_double(value)
         default: return nil
         }
     }
@@ -143,11 +152,12 @@ extension String: DatabaseValueConvertible {
         }
     }
 
-    /// `sqlite3_column_text` when the column holds TEXT.
+    /// The column's text when it holds TEXT.
     public static func fromStatement(_ statement: OpaquePointer, column index: Int32) -> String? {
-        guard sqlite3_column_type(statement, index) == SQLITE_TEXT else { return nil }
-        guard let bytes = sqlite3_column_text(statement, index) else { return "" }
-        let count = Int(sqlite3_column_bytes(statement, index))
+        let value = sqlite3_column_value(statement, index)
+        guard sqlite3_value_type(value) == SQLITE_TEXT else { return nil }
+        guard let bytes = sqlite3_value_text(value) else { return "" }
+        let count = Int(sqlite3_value_bytes(value))
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 }

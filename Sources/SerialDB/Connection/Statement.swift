@@ -155,13 +155,17 @@ public final class Statement {
 @usableFromInline
 final class ColumnLookup {
     let names: [String]
-    /// Only for wide rows: up to `scanLimit` columns, comparing the names in order is cheaper
-    /// than hashing the one asked for (equal short names compare by their bits alone).
+    /// Each name's length and first byte, compared before the name itself: two different
+    /// names rarely share both, and comparing two different Strings costs several times more.
+    private let fingerprints: [Int]
+    /// Only for wide rows: up to `scanLimit` columns, scanning the fingerprints is cheaper than
+    /// hashing the name asked for.
     private let exact: [String: Int]?
     private static let scanLimit = 16
 
     init(names: [String]) {
         self.names = names
+        fingerprints = names.map(Self.fingerprint)
         if names.count > Self.scanLimit {
             var exact: [String: Int] = [:]
             for (index, name) in names.enumerated() where exact[name] == nil {
@@ -173,13 +177,21 @@ final class ColumnLookup {
         }
     }
 
+    private static func fingerprint(_ name: String) -> Int {
+        let utf8 = name.utf8
+        return utf8.count << 8 | Int(utf8.first ?? 0)
+    }
+
     /// Exact match first (the common case; the leftmost column wins, as in SQL), then SQLite's
     /// case-insensitive rule.
     func index(of name: String) -> Int? {
         if let exact {
             if let index = exact[name] { return index }
-        } else if let index = names.firstIndex(of: name) {
-            return index
+        } else {
+            let fingerprint = Self.fingerprint(name)
+            for index in fingerprints.indices where fingerprints[index] == fingerprint && names[index] == name {
+                return index
+            }
         }
         let lowered = name.lowercased()
         return names.firstIndex { $0.lowercased() == lowered }

@@ -1,0 +1,49 @@
+/// Every workload, in the order they run. Adding one is one entry here plus one function on
+/// each side (`SerialDBSide`, `RawCSide`).
+enum WorkloadCatalog {
+    /// The workloads with their full sizes divided by `divisor` (20 for `--quick`).
+    static func workloads(divisor: Int) -> [Workload] {
+        let rows = 100_000 / divisor
+        let smallTransactions = 10_000 / divisor
+        let threads = 8
+        let perThread = 2_000 / divisor
+        let roundTrips = 100_000 / divisor
+        return [
+            Workload(
+                name: "insert_one_tx", operations: rows, expected: .rows(rows, operations: rows), target: 1.15,
+                serialDB: { try SerialDBSide.insertOneTransaction(path: $0, rows: rows) },
+                rawC: { try RawCSide.insertOneTransaction(path: $0, rows: rows) }),
+            Workload(
+                name: "small_txs", operations: smallTransactions,
+                expected: .rows(smallTransactions, operations: smallTransactions), target: 1.15,
+                serialDB: { try SerialDBSide.smallTransactions(path: $0, count: smallTransactions) },
+                rawC: { try RawCSide.smallTransactions(path: $0, count: smallTransactions) }),
+            Workload(
+                name: "fetch_rowdecodable", operations: rows, expected: .rows(rows, operations: rows), target: 1.2,
+                serialDB: { try SerialDBSide.fetchRowDecodable(path: $0, rows: rows) },
+                rawC: { try RawCSide.fetchAll(path: $0, rows: rows) }),
+            Workload(
+                name: "fetch_decodable", operations: rows, expected: .rows(rows, operations: rows), target: 2.0,
+                serialDB: { try SerialDBSide.fetchDecodable(path: $0, rows: rows) },
+                rawC: { try RawCSide.fetchAll(path: $0, rows: rows) }),
+            Workload(
+                name: "contended_writes", operations: threads * perThread,
+                expected: .rows(threads * perThread, operations: threads * perThread), target: 1.5,
+                serialDB: { try SerialDBSide.contendedWrites(path: $0, threads: threads, perThread: perThread) },
+                rawC: { try RawCSide.contendedWrites(path: $0, threads: threads, perThread: perThread) }),
+            Workload(
+                name: "empty_write", operations: roundTrips, expected: .rows(0, operations: roundTrips), target: 1.3,
+                serialDB: { try SerialDBSide.emptyWrites(path: $0, count: roundTrips) },
+                rawC: { try RawCSide.emptyWrites(path: $0, count: roundTrips) }),
+            Workload(
+                name: "empty_read", operations: roundTrips, expected: .rows(0, operations: roundTrips), target: nil,
+                serialDB: { try SerialDBSide.emptyReads(path: $0, count: roundTrips) },
+                rawC: { try RawCSide.emptyReads(path: $0, count: roundTrips) }),
+        ]
+    }
+
+    /// The names `--only` accepts.
+    static var names: [String] {
+        workloads(divisor: 1).map(\.name)
+    }
+}
