@@ -26,7 +26,7 @@ enum SerialDBSide {
             try queue.write { db in
                 let insert = try db.cachedStatement(sql: insertSQL)
                 for i in 1...rows {
-                    try insert.execute(arguments: [i, i, "row-\(i)", Double(i) * 0.5])
+                    try insert.execute(values: i, i, "row-\(i)", Double(i) * 0.5)
                     operations += 1
                 }
             }

@@ -70,6 +70,23 @@ import Testing
         #expect(try queue.read { db in try db.fetchOne(Int.self, sql: "SELECT count(*) FROM player") } == 3)
     }
 
+    @Test func aCycleThroughTwoQueuesThrowsInsteadOfDeadlocking() throws {
+        let first = try DatabaseQueue()
+        let second = try DatabaseQueue()
+        let codes = Locked<[SerialDBError.Code]>([])
+        let finished = finishes(within: 1) {
+            do {
+                try first.inDatabase { _ in
+                    try second.inDatabase { _ in try first.inDatabase { _ in } }
+                }
+            } catch let error as SerialDBError {
+                codes.withLock { $0.append(error.code) }
+            } catch {}
+        }
+        #expect(finished)
+        #expect(codes.withLock { $0 } == [.reentrantCall])
+    }
+
     @Test func sixteenThreadsOfAThousandWritesLoseAndDuplicateNothing() throws {
         let directory = try TemporaryDirectory()
         let queue = try DatabaseQueue(path: directory.path("threads.sqlite"))

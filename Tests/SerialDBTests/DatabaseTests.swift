@@ -234,6 +234,24 @@ import Testing
         }
     }
 
+    @Test func executeValuesBindsEachValueByItsOwnTypeAndChecksTheCount() throws {
+        let queue = try DatabaseQueue()
+        try queue.inDatabase { db in
+            try Player.createTable(db)
+            let insert = try db.cachedStatement(sql: "INSERT INTO player(id, name, score) VALUES (?, ?, ?)")
+            for index in 1...50 { try insert.execute(values: Int64(index), "p\(index)", index * 2) }
+            let nothing: String? = nil
+            let nullable = try db.makeStatement(sql: "INSERT INTO player(name, score) VALUES (coalesce(?, 'none'), ?)")
+            try nullable.execute(values: nothing, 0)
+            #expect(try db.fetchOne(Int.self, sql: "SELECT sum(score) FROM player") == 2550)
+            #expect(try db.fetchOne(String.self, sql: "SELECT name FROM player WHERE id = 51") == "none")
+            let tooMany = #expect(throws: SerialDBError.self) { try insert.execute(values: 1, "x", 2, 3) }
+            #expect(tooMany?.message.contains("expects 3 argument(s) but 4 were given") == true)
+            #expect(throws: SerialDBError.self) { try insert.execute(values: 1) }
+            #expect(try db.fetchOne(Int.self, sql: "SELECT count(*) FROM player") == 51)
+        }
+    }
+
     @Test func traceAndPrepareDatabaseHooksRun() throws {
         let traced = Locked<[String]>([])
         var configuration = Configuration()

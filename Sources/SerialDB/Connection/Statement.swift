@@ -79,6 +79,38 @@ public final class Statement {
         while try step() {}
     }
 
+    /// Runs the statement to completion with these values bound to its `?` parameters, in
+    /// order: the fastest way to run one statement many times, because the values are bound
+    /// straight from their types, without building ``StatementArguments``.
+    ///
+    /// ```swift
+    /// let insert = try db.cachedStatement(sql: "INSERT INTO player(name, score) VALUES (?, ?)")
+    /// for (name, score) in scores { try insert.execute(values: name, score) }
+    /// ```
+    ///
+    /// - Throws: ``SerialDBError/Code/invalidArguments`` when the number of values differs
+    ///   from the number of parameters; ``DatabaseError``.
+    public func execute<each Value: DatabaseValueConvertible>(values: repeat each Value) throws {
+        var count: Int32 = 0
+        for _ in repeat each values { count += 1 }
+        guard count == parameterCount else {
+            throw SerialDBError(
+                .invalidArguments,
+                "The statement expects \(parameterCount) argument(s) but \(count) were given: `\(sql)`. "
+                    + "Pass one value per `?`.")
+        }
+        sqlite3_reset(handle)
+        try database.checkCanRun(self)
+        var index: Int32 = 0
+        for value in repeat each values {
+            index += 1
+            let code = value.bind(to: handle, at: index)
+            if code != SQLITE_OK { throw database.error(code: code, statement: self) }
+        }
+        defer { sqlite3_reset(handle) }
+        while try step() {}
+    }
+
     /// Resets, checks access, and binds: everything that precedes the first step.
     @usableFromInline
     func start(arguments: StatementArguments) throws {

@@ -14,7 +14,7 @@
 /// Calling a method of the queue from inside one of its own blocks throws
 /// ``SerialDBError/Code/reentrantCall`` at once instead of deadlocking; nest with
 /// ``Database/inSavepoint(_:)``. A cycle through two queues (A's block calls B, whose block
-/// calls A) is not detected.
+/// calls A) throws the same way: each queue knows which thread runs its block.
 ///
 /// `DatabaseQueue` is `Sendable` without `@unchecked`: all its state lives in the
 /// `Serializer`, whose safety argument is written beside it.

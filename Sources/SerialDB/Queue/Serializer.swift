@@ -1,26 +1,40 @@
 import CSQLite
 import Dispatch
+import Foundation
 import Synchronization
 
-/// The one place that knows about threads: it owns the connection and runs every block on one
-/// private serial dispatch queue, detects reentrant calls, bridges async callers, turns task
-/// cancellation into `sqlite3_interrupt`, and holds the gate state that a failed migration closes.
+/// The one place that knows about threads: it owns the connection and runs every block alone,
+/// detects reentrant calls, bridges async callers, turns task cancellation into
+/// `sqlite3_interrupt`, and holds the gate state that a failed migration closes.
 ///
-/// Safe to share (`@unchecked Sendable`): `database` and `gate` are touched only by blocks
-/// running on `dispatchQueue`, which runs one block at a time; everything read from other
-/// threads (`interruptTarget`, `nextJobID`) is behind a `Mutex` or an `Atomic`.
+/// Two paths lead to the connection, both through one lock:
+/// - A blocking call with nothing queued ahead of it takes the lock and runs its block on its
+///   own thread: no thread hand-off, which is what makes contended writes cheap (a serial
+///   dispatch queue wakes a sleeping waiter for every transaction).
+/// - Async work, upgrades, `close`, and blocking calls made while any of those are pending go
+///   through a serial dispatch queue first, so they keep their submission order: everything
+///   submitted after `startMigration` returns sees `pendingJobs > 0` and lines up behind it.
+///
+/// Safe to share (`@unchecked Sendable`): `database` and `gate` are touched only while
+/// holding `lock`; `owner`, `pendingJobs` and `nextJobID` are atomics; `interruptTarget` is
+/// a `Mutex`.
 final class Serializer: @unchecked Sendable {
-    /// Why work may be refused before it runs. Read and written on `dispatchQueue` only.
+    /// Why work may be refused before it runs. Guarded by `lock`.
     enum Gate {
         case open
         case closed
         case migrationFailed(SerialDBError)
     }
 
-    private let dispatchQueue: DispatchQueue
-    private let onQueueKey = DispatchSpecificKey<Void>()
+    private let lock = NSLock()
     private let database: Database
     private var gate = Gate.open
+    /// The thread running a block now (0: none), to refuse reentrant calls at once.
+    private let owner = Atomic<UInt>(0)
+    /// Jobs submitted to `dispatchQueue` and not finished: while positive, blocking calls
+    /// queue behind them instead of taking the lock directly.
+    private let pendingJobs = Atomic<Int>(0)
+    private let dispatchQueue: DispatchQueue
     private let label: String
 
     /// The connection handle while open, and the async job (if any) that may be interrupted.
@@ -36,23 +50,33 @@ final class Serializer: @unchecked Sendable {
         self.database = database
         self.label = label
         dispatchQueue = DispatchQueue(label: "SerialDB." + label)
-        dispatchQueue.setSpecific(key: onQueueKey, value: ())
         interruptTarget = Mutex(InterruptTarget(connection: database.handle.map(ConnectionHandle.init)))
     }
 
     // MARK: - Entry points
 
-    /// Runs `block` on the queue and waits for it.
+    /// Runs `block` with the connection and waits for it.
     ///
     /// - Throws: ``SerialDBError/Code/reentrantCall`` at once when called from a block of this
     ///   queue (waiting for ourselves would deadlock); the gate's error; the block's error.
     func sync<T>(_ block: (Database) throws -> T) throws -> T {
         try checkNotReentrant()
-        return try dispatchQueue.sync { try perform(block) }
+        lock.lock()
+        if pendingJobs.load(ordering: .acquiring) == 0 {
+            owner.store(ThreadIdentity.current, ordering: .relaxed)
+            defer {
+                owner.store(0, ordering: .relaxed)
+                lock.unlock()
+            }
+            return try perform(block)
+        }
+        lock.unlock()
+        // Async work or an upgrade is in line: keep submission order by queueing behind it.
+        return try dispatchQueue.sync { try exclusively { try perform(block) } }
     }
 
-    /// Runs `block` on the queue without blocking the caller's thread. Cancelling the task
-    /// skips the block if it has not started, and interrupts its statement if it has.
+    /// Runs `block` without blocking the caller's thread. Cancelling the task skips the block
+    /// if it has not started, and interrupts its statement if it has.
     func async<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try checkNotReentrant()
         try Task.checkCancellation()
@@ -60,9 +84,7 @@ final class Serializer: @unchecked Sendable {
         let jobID = nextJobID.add(1, ordering: .relaxed).oldValue
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                dispatchQueue.async {
-                    continuation.resume(with: Result { try self.performCancellable(jobID, flag, block) })
-                }
+                enqueue { continuation.resume(with: Result { try self.performCancellable(jobID, flag, block) }) }
             }
         } onCancel: {
             flag.cancel()
@@ -85,21 +107,24 @@ final class Serializer: @unchecked Sendable {
     /// Waits for work in line, then closes the connection; the gate stays closed.
     func close() throws {
         try checkNotReentrant()
-        dispatchQueue.sync { closeOnQueue() }
+        pendingJobs.add(1, ordering: .acquiringAndReleasing)
+        defer { pendingJobs.subtract(1, ordering: .acquiringAndReleasing) }
+        dispatchQueue.sync { exclusively { closeConnection() } }
     }
 
     /// Async twin of ``close()``: suspends until the work in line is done and the connection closed.
     func close() async throws {
         try checkNotReentrant()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            dispatchQueue.async {
-                self.closeOnQueue()
+            enqueue {
+                self.closeConnection()
                 continuation.resume()
             }
         }
     }
 
-    private func closeOnQueue() {
+    /// Call with `lock` held.
+    private func closeConnection() {
         if case .closed = gate { return }
         interruptTarget.withLock { $0.connection = nil }
         database.close()
@@ -107,14 +132,14 @@ final class Serializer: @unchecked Sendable {
     }
 
     /// Queues an upgrade: it runs after the work already in line, and everything submitted
-    /// after this call returns waits behind it (the queue is FIFO). If it fails, the gate
-    /// refuses all later work with `gateError(error)` until an upgrade succeeds.
+    /// after this call returns waits behind it. If it fails, the gate refuses all later work
+    /// with `gateError(error)` until an upgrade succeeds.
     func submitUpgrade(
         _ upgrade: @escaping @Sendable (Database) throws -> Void,
         gateError: @escaping @Sendable (any Error) -> SerialDBError,
         completion: @escaping @Sendable (Result<Void, any Error>) -> Void
     ) {
-        dispatchQueue.async {
+        enqueue {
             if case .closed = self.gate {
                 return completion(.failure(self.closedError()))
             }
@@ -131,13 +156,36 @@ final class Serializer: @unchecked Sendable {
 
     /// Throws ``SerialDBError/Code/reentrantCall`` when called from a block of this queue.
     func checkNotReentrant() throws {
-        if DispatchQueue.getSpecific(key: onQueueKey) != nil {
+        if owner.load(ordering: .relaxed) == ThreadIdentity.current {
             throw SerialDBError(
                 .reentrantCall,
                 "A DatabaseQueue method was called from inside a block of the same queue (\(label)); "
                     + "waiting for itself would deadlock. Use the Database the block received, "
                     + "and db.inSavepoint to nest a transaction.")
         }
+    }
+
+    // MARK: - Running blocks
+
+    /// Submits `job` to run, in submission order, holding the lock.
+    private func enqueue(_ job: @escaping @Sendable () -> Void) {
+        // Counted before it is queued, so a blocking call made after this returns sees it.
+        pendingJobs.add(1, ordering: .acquiringAndReleasing)
+        dispatchQueue.async {
+            self.exclusively(job)
+            self.pendingJobs.subtract(1, ordering: .acquiringAndReleasing)
+        }
+    }
+
+    /// Runs `body` holding the lock, marked as the owner.
+    private func exclusively<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        owner.store(ThreadIdentity.current, ordering: .relaxed)
+        defer {
+            owner.store(0, ordering: .relaxed)
+            lock.unlock()
+        }
+        return try body()
     }
 
     // MARK: - Running blocks
