@@ -33,6 +33,25 @@ enum RawCSide {
         }
     }
 
+    /// Populates the file (untimed), then times the documented table rebuild by hand: the same
+    /// statements SerialDB's plan runs (`a` becomes NOT NULL), in one transaction.
+    static func rebuild(path: String, rows: Int) throws -> SideRun {
+        try RawConnection.populate(path: path, rows: rows)
+        return try timedCall(path: path, operations: rows, call: "serialdb_raw_rebuild") {
+            serialdb_raw_rebuild(
+                $0, "CREATE TABLE \"new_t\"(id INTEGER PRIMARY KEY, a INTEGER NOT NULL, b TEXT, c REAL)",
+                "INSERT INTO \"new_t\"(id, a, b, c) SELECT id, a, b, c FROM t", "t")
+        }
+    }
+
+    /// Populates the file (untimed), then times `ALTER TABLE t ADD COLUMN`.
+    static func addColumn(path: String, rows: Int) throws -> SideRun {
+        try RawConnection.populate(path: path, rows: rows)
+        return try timedCall(path: path, operations: 1, call: "serialdb_raw_exec") {
+            serialdb_raw_exec($0, "ALTER TABLE t ADD COLUMN d TEXT")
+        }
+    }
+
     /// Populates the file (untimed), then times `serialdb_raw_fetch_all` on a new connection.
     /// Freeing the rows is left out of the time, as the Swift side's array is released after.
     static func fetchAll(path: String, rows: Int) throws -> SideRun {

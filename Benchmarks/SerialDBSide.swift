@@ -104,7 +104,38 @@ enum SerialDBSide {
             fields: { ($0.id, $0.a, $0.b, $0.c) })
     }
 
+    /// Populates the file (untimed, with the C code), then times a schema change that
+    /// rebuilds `t` (`a` becomes NOT NULL): planning, the safety checks, the copy, the foreign
+    /// key check, all of it.
+    static func rebuild(path: String, rows: Int) throws -> SideRun {
+        try changeSchema(
+            path: path, rows: rows, operations: rows,
+            to: "CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER NOT NULL, b TEXT, c REAL)", expectRebuild: true)
+    }
+
+    /// Populates the file, then times a schema change that appends a nullable column.
+    static func addColumn(path: String, rows: Int) throws -> SideRun {
+        try changeSchema(
+            path: path, rows: rows, operations: 1,
+            to: "CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER, b TEXT, c REAL, d TEXT)", expectRebuild: false)
+    }
+
     // MARK: - Helpers
+
+    private static func changeSchema(path: String, rows: Int, operations: Int, to schema: String, expectRebuild: Bool)
+        throws -> SideRun
+    {
+        try RawConnection.populate(path: path, rows: rows)
+        let queue = try open(path: path)
+        var plan: SchemaPlan?
+        let elapsed = try ContinuousClock().measure {
+            plan = try queue.inDatabase { db in try db.changeSchema(to: schema) }
+        }
+        guard plan?.rebuiltTables.isEmpty == !expectRebuild else {
+            throw BenchError.setup("the schema change did not take the expected path: \(plan?.sql ?? "")")
+        }
+        return try finish(queue, path: path, elapsed: elapsed, operations: operations)
+    }
 
     /// Populates the file (untimed, with the C code, so both sides read identical files), then
     /// opens a new queue on it and times one read block running `fetchAll`. The records are

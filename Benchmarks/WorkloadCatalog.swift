@@ -8,6 +8,7 @@ enum WorkloadCatalog {
         let threads = 8
         let perThread = 2_000 / divisor
         let roundTrips = 100_000 / divisor
+        let bigTable = 1_000_000 / divisor
         return [
             Workload(
                 name: "insert_one_tx", operations: rows, expected: .rows(rows, operations: rows), target: 1.15,
@@ -39,6 +40,19 @@ enum WorkloadCatalog {
                 name: "empty_read", operations: roundTrips, expected: .rows(0, operations: roundTrips), target: nil,
                 serialDB: { try SerialDBSide.emptyReads(path: $0, count: roundTrips) },
                 rawC: { try RawCSide.emptyReads(path: $0, count: roundTrips) }),
+            Workload(
+                name: "rebuild_1m", operations: bigTable, expected: .rows(bigTable, operations: bigTable), target: 1.2,
+                serialDB: { try SerialDBSide.rebuild(path: $0, rows: bigTable) },
+                rawC: { try RawCSide.rebuild(path: $0, rows: bigTable) }),
+            // ADD COLUMN rewrites only the schema: its cost must not grow with the row count.
+            Workload(
+                name: "add_column_1k", operations: 1, expected: .rows(1_000, operations: 1), target: nil,
+                serialDB: { try SerialDBSide.addColumn(path: $0, rows: 1_000) },
+                rawC: { try RawCSide.addColumn(path: $0, rows: 1_000) }),
+            Workload(
+                name: "add_column_1m", operations: 1, expected: .rows(bigTable, operations: 1), target: nil,
+                serialDB: { try SerialDBSide.addColumn(path: $0, rows: bigTable) },
+                rawC: { try RawCSide.addColumn(path: $0, rows: bigTable) }),
         ]
     }
 

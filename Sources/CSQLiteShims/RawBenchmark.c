@@ -510,3 +510,7 @@ int serialdb_raw_rebuild(sqlite3 *db, const char *create_new_table_sql, const ch
     sqlite3_free(rename_sql);
     return rc;
 }
+
+int serialdb_raw_exec(sqlite3 *db, const char *sql) {
+    return sqlite3_exec(db, sql, NULL, NULL, NULL);
+}

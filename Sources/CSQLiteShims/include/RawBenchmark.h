@@ -106,6 +106,9 @@ const char *serialdb_raw_sqlite_version(void);
  */
 int serialdb_raw_rebuild(sqlite3 *db, const char *create_new_table_sql, const char *copy_sql, const char *table);
 
+/* Runs one or several SQL statements with sqlite3_exec (the ADD COLUMN baseline). */
+int serialdb_raw_exec(sqlite3 *db, const char *sql);
+
 #ifdef __cplusplus
 }
 #endif
