@@ -1,21 +1,94 @@
-import Dispatch
 import Foundation
-import SerialDB
 
-/// The project's main job: hammers one `DatabaseQueue` with concurrent writers on a temporary
-/// file database and proves that every acknowledged write is there exactly once.
-///
-/// This is the first scenario of the stress harness; migrations under load, crashes and I/O
-/// faults are added as the library grows (see the README).
+/// The stress harness: runs SerialDB's schema upgrade under concurrent writes, under SIGKILL and
+/// under injected I/O faults, and checks that every acknowledged write survives exactly once.
+/// `stress --help` lists the scenarios and flags.
 @main
 struct Stress {
     static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == CrashChild.subcommand {
+            exit(CrashChild.run(Array(arguments.dropFirst())))
+        }
+        let options: StressOptions
         do {
-            let passed = try ConcurrentWritersScenario(writers: 8, writesPerWriter: 2_000).run()
-            exit(passed ? 0 : 1)
+            options = try StressOptions.parse(arguments)
         } catch {
-            FileHandle.standardError.write(Data("stress: \(error)\n".utf8))
+            Console.error("stress: \(error)\n\n\(UsageError.usage)")
             exit(2)
+        }
+        if options.showsHelp {
+            Console.line(UsageError.usage)
+            exit(0)
+        }
+        let rerun = (["stress"] + arguments + (options.seedWasGiven ? [] : ["--seed", "\(options.seed)"]))
+            .joined(separator: " ")
+        Console.line("SerialDB stress harness, seed \(options.seed) (rerun: \(rerun))")
+
+        var reports: [ScenarioReport] = []
+        for scenario in options.scenarios {
+            let clock = RunClock()
+            var report = run(scenario, options.settings(for: scenario))
+            report.metrics.durationMs = Statistics.rounded(clock.now * 1000)
+            printSummary(report)
+            reports.append(report)
+        }
+        let passed = reports.allSatisfy(\.ok)
+        var outputsWritten = true
+        if let path = options.jsonPath {
+            outputsWritten = write("JSON report", to: path) {
+                try RunRecord(
+                    seed: options.seed, quick: options.quick, arguments: arguments, ok: passed, scenarios: reports
+                )
+                .write(to: path)
+            }
+        }
+        if let path = options.svgPath, let chart = reports.compactMap(\.chart).first {
+            outputsWritten =
+                write("latency chart", to: path) {
+                    try Data(chart.render().utf8).write(to: URL(fileURLWithPath: path))
+                } && outputsWritten
+        }
+        Console.line()
+        Console.line(passed ? "PASS: every invariant holds (seed \(options.seed))" : "FAIL (seed \(options.seed))")
+        exit(passed && outputsWritten ? 0 : 1)
+    }
+
+    /// Runs one scenario; a scenario that cannot finish is a failed invariant, not a crash, so
+    /// that the summary and the JSON report still come out.
+    private static func run(_ scenario: ScenarioName, _ settings: ScenarioSettings) -> ScenarioReport {
+        do {
+            switch scenario {
+            case .migrateUnderLoad: return try MigrateUnderLoadScenario(settings: settings).run()
+            case .crash: return try CrashScenario(settings: settings).run()
+            case .faults: return try FaultScenario(settings: settings).run()
+            }
+        } catch {
+            var report = ScenarioReport(scenario: scenario)
+            report.check("the scenario ran to the end", false, "\(error)")
+            return report
+        }
+    }
+
+    private static func printSummary(_ report: ScenarioReport) {
+        Console.line()
+        let seconds = String(format: "%.1f s", report.metrics.durationMs / 1000)
+        Console.line("\(report.scenario.rawValue): \(report.ok ? "PASS" : "FAIL") in \(seconds)")
+        for figure in report.figures { Console.line("  " + figure) }
+        for invariant in report.invariants {
+            let detail = invariant.detail.isEmpty ? "" : " (\(invariant.detail))"
+            Console.line("  \(invariant.passed ? "PASS" : "FAIL")  \(invariant.name)\(detail)")
+        }
+    }
+
+    private static func write(_ what: String, to path: String, _ body: () throws -> Void) -> Bool {
+        do {
+            try body()
+            Console.line("\(what) written to \(path)")
+            return true
+        } catch {
+            Console.error("stress: cannot write the \(what) to \(path): \(error)")
+            return false
         }
     }
 }

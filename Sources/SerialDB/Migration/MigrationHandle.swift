@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// A schema upgrade started with `DatabaseQueue.startMigration(_:)`: wait for it, await it, or
 /// follow its progress.
@@ -16,7 +15,7 @@ public final class MigrationHandle: Sendable {
         case finished(Result<Void, any Error>)
     }
 
-    private let state = Mutex(State.running(waiters: []))
+    private let state = LockedValue(State.running(waiters: []))
     private let finished = DispatchSemaphore(value: 0)
     private let serializer: Serializer
     private let progressContinuation: AsyncStream<MigrationProgress>.Continuation

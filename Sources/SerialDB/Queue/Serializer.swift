@@ -17,7 +17,7 @@ import Synchronization
 ///
 /// Safe to share (`@unchecked Sendable`): `database` and `gate` are touched only while
 /// holding `lock`; `owner`, `pendingJobs` and `nextJobID` are atomics; `interruptTarget` is
-/// a `Mutex`.
+/// a `LockedValue`.
 final class Serializer: @unchecked Sendable {
     /// Why work may be refused before it runs. Guarded by `lock`.
     enum Gate {
@@ -43,14 +43,14 @@ final class Serializer: @unchecked Sendable {
         var runningAsyncJob: UInt64?
     }
 
-    private let interruptTarget: Mutex<InterruptTarget>
+    private let interruptTarget: LockedValue<InterruptTarget>
     private let nextJobID = Atomic<UInt64>(1)
 
     init(database: Database, label: String) {
         self.database = database
         self.label = label
         dispatchQueue = DispatchQueue(label: "SerialDB." + label)
-        interruptTarget = Mutex(InterruptTarget(connection: database.handle.map(ConnectionHandle.init)))
+        interruptTarget = LockedValue(InterruptTarget(connection: database.handle.map(ConnectionHandle.init)))
     }
 
     // MARK: - Entry points

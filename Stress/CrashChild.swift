@@ -1,0 +1,86 @@
+import Foundation
+import SerialDB
+
+/// The process the crash scenario kills (hidden subcommand `crash-child`): it opens the file,
+/// starts writers, starts the upgrade after a warm-up, then keeps writing until it is killed.
+///
+/// Standard output is its report to the parent: `A ...` for each acknowledged write and `E ...`
+/// for each failed one (see ``Acknowledgement/line`` and ``WriteFailure/line``), `phase ...` as
+/// it moves on (`open`, `load`, `migrating`, `migrated MS`), and `step started|committed ID`
+/// from the upgrade's progress callback.
+enum CrashChild {
+    static let subcommand = "crash-child"
+    /// A child nobody kills stops by itself after this long, so that no process is left behind.
+    private static let lifetimeLimit = 120.0
+
+    /// The command line the parent passes.
+    static func arguments(
+        path: String, generation: Int, settings: ScenarioSettings, warmup: Double
+    ) -> [String] {
+        var arguments = [
+            subcommand, "--path", path, "--generation", "\(generation)", "--seed", "\(settings.seed)",
+            "--writers", "\(settings.writers)", "--tasks", "\(settings.tasks)", "--rows", "\(settings.rows)",
+            "--warmup", "\(warmup)",
+        ]
+        if let broken = settings.brokenWriter { arguments += ["--broken-writer", broken.rawValue] }
+        return arguments
+    }
+
+    /// Runs the child and returns its exit status.
+    static func run(_ arguments: [String]) -> Int32 {
+        var values: [String: String] = [:]
+        var remaining = arguments[...]
+        while let flag = remaining.popFirst(), let value = remaining.popFirst() { values[flag] = value }
+        guard let path = values["--path"], let generation = values["--generation"].flatMap(Int.init),
+            let seed = values["--seed"].flatMap(UInt64.init), let writers = values["--writers"].flatMap(Int.init),
+            let tasks = values["--tasks"].flatMap(Int.init), let rows = values["--rows"].flatMap(Int.init),
+            let warmup = values["--warmup"].flatMap(Double.init)
+        else {
+            Console.error("stress crash-child: bad arguments \(arguments)")
+            return 64
+        }
+        let broken = values["--broken-writer"].flatMap(BrokenWriterMode.init(rawValue:))
+        let output = ChildOutput()
+        do {
+            output.line("phase open")
+            let queue = try DatabaseQueue(path: path)
+            let control = LoadControl()
+            let pool = WriterPool(
+                generation: generation, threads: writers, tasks: tasks, seedRows: rows, seed: seed, sink: output,
+                budget: Writer.Budget(), broken: broken)
+            try queue.write { db in try ItemTable.registerAuthors(db, pool.authors) }
+            let clock = RunClock()
+            pool.start(queue: queue, control: control, clock: clock)
+            output.line("phase load")
+            Thread.sleep(forTimeInterval: warmup)
+            output.line("phase migrating")
+            let start = clock.now
+            let handle = queue.startMigration(UpgradePlan().migrator()) { progress in
+                switch progress.event {
+                case .stepStarted: output.line("step started \(progress.migration)")
+                case .stepCommitted: output.line("step committed \(progress.migration)")
+                case .stepProgress: break
+                }
+            }
+            control.markUpgradeStarted()
+            do {
+                try handle.wait()
+                output.line("phase migrated \(Statistics.milliseconds(clock.now - start))")
+            } catch {
+                output.line("phase migration-failed \(error)".replacingOccurrences(of: "\n", with: " "))
+                control.stop()
+                pool.join()
+                return 1
+            }
+            Thread.sleep(forTimeInterval: lifetimeLimit)
+            control.stop()
+            pool.join()
+            try queue.close()
+            output.line("phase done")
+            return 0
+        } catch {
+            output.line("phase error \(error)".replacingOccurrences(of: "\n", with: " "))
+            return 1
+        }
+    }
+}

@@ -1,0 +1,23 @@
+import Foundation
+
+/// A value behind an `NSLock`, for state shared between the harness's threads.
+///
+/// Not `Synchronization.Mutex`: on Linux its lock is a futex that ThreadSanitizer cannot see,
+/// so every access under it is reported as a race when the harness's tests run with
+/// `--sanitize=thread`. `NSLock` is a pthread mutex, which ThreadSanitizer understands.
+///
+/// `@unchecked Sendable` is safe: every access to `value` goes through `lock`.
+final class Locked<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}

@@ -1,0 +1,53 @@
+/// The figures of one scenario, as the JSON report lists them (keys in snake case). Optional
+/// figures are left out where they do not apply.
+struct ScenarioMetrics: Codable, Sendable {
+    var writesAcknowledged = 0
+    var writesFound = 0
+    var lost = 0
+    var duplicated = 0
+    var unexpected = 0
+    /// Write calls that threw when nothing in the scenario explains it.
+    var errors = 0
+    var wrongValues = 0
+    var seedRowsMissing = 0
+    /// Wall-clock time of the whole scenario, setup and checks included.
+    var durationMs: Double = 0
+    /// Time the writers ran (migrate-under-load).
+    var loadMs: Double?
+    var rows: Int?
+    var writerThreads: Int?
+    var writerTasks: Int?
+    var populateMs: Double?
+    var migrationMs: Double?
+    var rebuildStepMs: Double?
+    var writesBlockedByUpgrade: Int?
+    var waitP50Ms: Double?
+    var waitP99Ms: Double?
+    var waitMaxMs: Double?
+    var throughputBeforePerS: Double?
+    var throughputDuringPerS: Double?
+    var throughputAfterPerS: Double?
+    var kills: Int?
+    var killsByPhase: [String: Int]?
+    var stepAfterKill: [String: Int]?
+    var inFlightCommitted: Int?
+    var integrityFailures: Int?
+    var faultRuns: Int?
+    var faultsInjected: Int?
+    var faultOutcomes: [String: Int]?
+    var upgradeWrites: Int?
+    var upgradeSyncs: Int?
+    /// Writes held by an upgrade that failed, refused with `migrationFailed`, as they must be.
+    var refusedWrites: Int?
+
+    /// Copies the checker's counts.
+    mutating func record(_ verification: Verification) {
+        writesAcknowledged = verification.acknowledged
+        writesFound = verification.found
+        lost = verification.lost.count
+        duplicated = verification.duplicated.count
+        unexpected = verification.unexpected.count
+        wrongValues = verification.wrongValues.count
+        seedRowsMissing = verification.seedRowsMissing
+    }
+}

@@ -1,0 +1,14 @@
+/// What one scenario runs with, resolved from the flags, the profile and the defaults.
+struct ScenarioSettings: Sendable {
+    var rows: Int
+    var writers: Int
+    var tasks: Int
+    var duration: Double
+    var kills: Int
+    var maxFaults: Int
+    var seed: UInt64
+    var brokenWriter: BrokenWriterMode?
+
+    /// Thread writers plus task writers: the size of the seed-row partition.
+    var writerCount: Int { writers + tasks }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import SerialDBTestSupport
+import Testing
+
+/// The stress harness proves something only if it can fail: the real `stress` executable, run
+/// with a tiny profile, passes; the same run with a deliberately broken writer fails, and its
+/// JSON report names the problem.
+@Suite(.serialized) struct StressHarnessTests {
+    /// Seconds, not minutes: a small table, few writers, a short load.
+    private static let tinyProfile = [
+        "--rows", "2000", "--writers", "2", "--tasks", "1", "--duration", "0.4", "--seed", "20240601",
+    ]
+
+    @Test func aNormalRunExitsZeroWithNoLostOrDuplicatedWrite() throws {
+        let run = try StressRun(["migrate-under-load"] + Self.tinyProfile)
+        #expect(run.status == 0, "\(run.output)")
+        let scenario = try #require(run.scenarios.first, "\(run.output)")
+        #expect(scenario["ok"] as? Bool == true)
+        #expect(scenario["lost"] as? Int == 0)
+        #expect(scenario["duplicated"] as? Int == 0)
+        #expect(scenario["unexpected"] as? Int == 0)
+        #expect((scenario["writes_acknowledged"] as? Int ?? 0) > 0)
+        #expect((scenario["writes_blocked_by_upgrade"] as? Int ?? 0) > 0)
+    }
+
+    @Test func aWriterThatAcknowledgesRolledBackWritesFailsTheRunWithLostWrites() throws {
+        let run = try StressRun(["migrate-under-load"] + Self.tinyProfile + ["--broken-writer", "skip-commit"])
+        #expect(run.status != 0, "\(run.output)")
+        let scenario = try #require(run.scenarios.first, "\(run.output)")
+        #expect(scenario["ok"] as? Bool == false)
+        #expect((scenario["lost"] as? Int ?? 0) > 0)
+    }
+
+    @Test func aWriterThatInsertsTwiceFailsTheRunWithDuplicates() throws {
+        let run = try StressRun(["migrate-under-load"] + Self.tinyProfile + ["--broken-writer", "duplicate"])
+        #expect(run.status != 0, "\(run.output)")
+        let scenario = try #require(run.scenarios.first, "\(run.output)")
+        #expect((scenario["duplicated"] as? Int ?? 0) > 0)
+    }
+
+    @Test func aWriterThatHidesCommittedWritesFailsTheRunWithUnexpectedWrites() throws {
+        let run = try StressRun(["migrate-under-load"] + Self.tinyProfile + ["--broken-writer", "forget-ack"])
+        #expect(run.status != 0, "\(run.output)")
+        let scenario = try #require(run.scenarios.first, "\(run.output)")
+        #expect((scenario["unexpected"] as? Int ?? 0) > 0)
+    }
+
+    @Test func tinyCrashAndFaultRunsPass() throws {
+        let run = try StressRun(["crash", "--kills", "4"] + Self.tinyProfile)
+        #expect(run.status == 0, "\(run.output)")
+        let crash = try #require(run.scenarios.first, "\(run.output)")
+        #expect(crash["kills"] as? Int == 4)
+        #expect(crash["lost"] as? Int == 0)
+        #expect(crash["integrity_failures"] as? Int == 0)
+
+        let faults = try StressRun(["faults", "--max-faults", "4"] + Self.tinyProfile)
+        #expect(faults.status == 0, "\(faults.output)")
+        let scenario = try #require(faults.scenarios.first, "\(faults.output)")
+        #expect((scenario["faults_injected"] as? Int ?? 0) > 0)
+        #expect(scenario["lost"] as? Int == 0)
+    }
+
+    @Test func theCrashScenarioCatchesLostWritesToo() throws {
+        let run = try StressRun(["crash", "--kills", "3", "--broken-writer", "skip-commit"] + Self.tinyProfile)
+        #expect(run.status != 0, "\(run.output)")
+        let scenario = try #require(run.scenarios.first, "\(run.output)")
+        #expect((scenario["lost"] as? Int ?? 0) > 0)
+    }
+
+    @Test func aBadFlagIsRefusedWithTheUsage() throws {
+        let run = try StressRun(["--rows", "many"])
+        #expect(run.status == 2)
+        #expect(run.output.contains("--rows needs a whole number"))
+        #expect(run.output.contains("usage: stress"))
+    }
+}
+
+/// One run of the built `stress` executable and its JSON report.
+private struct StressRun {
+    let status: Int32
+    /// Standard output and error together.
+    let output: String
+    /// The report's scenario records (empty when no report was written).
+    let scenarios: [[String: Any]]
+
+    init(_ arguments: [String]) throws {
+        let directory = try TemporaryDirectory()
+        let report = directory.path("report.json")
+        // A file, not a pipe: a pipe nobody reads could fill up and block the harness.
+        let outputPath = directory.path("output.txt")
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+        defer { try? output.close() }
+        let process = Process()
+        process.executableURL = try ChildProcess.builtProduct(named: "stress")
+        process.arguments = arguments + ["--json", report]
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        process.waitUntilExit()
+        status = process.terminationStatus
+        self.output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        if let data = FileManager.default.contents(atPath: report),
+            let root = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        {
+            scenarios = root["scenarios"] as? [[String: Any]] ?? []
+        } else {
+            scenarios = []
+        }
+    }
+}
