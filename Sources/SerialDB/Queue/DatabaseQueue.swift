@@ -1,7 +1,9 @@
 /// One SQLite connection behind one serial queue: share it freely across threads and tasks.
 ///
-/// Every block runs alone, in submission order, on the queue's own thread. Blocking methods
-/// wait for their block; each has an `async` twin of the same name that suspends instead.
+/// Every block runs alone. Blocking methods run their block on the calling thread and wait for
+/// their turn; each has an `async` twin of the same name that suspends instead. Async blocks
+/// and migrations run in submission order, and blocking calls made while any is pending line
+/// up behind them; blocking calls that wait at the same moment are served in no fixed order.
 ///
 /// ```swift
 /// let queue = try DatabaseQueue(path: "app.sqlite")
