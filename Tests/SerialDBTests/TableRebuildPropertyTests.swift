@@ -74,7 +74,7 @@ import Testing
         }
     }
 
-    @Test(arguments: 0..<60)
+    @Test(arguments: 0..<200)
     func randomSchemaChangesKeepEverySharedValue(seed: Int) throws {
         var random = SeededGenerator(seed: UInt64(seed) &* 7919 &+ 17)
         let old = Self.randomTable(&random)
