@@ -197,10 +197,10 @@ import Testing
     @Test func cancellingAnAsyncBlockStopsALongQuery() async throws {
         let directory = try TemporaryDirectory()
         let queue = try DatabaseQueue(path: directory.path("cancel.sqlite"))
-        let started = DispatchSemaphore(value: 0)
+        let started = Locked(false)
         let task = Task {
             try await queue.inDatabase { db in
-                started.signal()
+                started.withLock { $0 = true }
                 // Counts to ten billion: hours, unless interrupted.
                 return try db.fetchOne(
                     Int.self,
@@ -209,7 +209,7 @@ import Testing
                 )
             }
         }
-        started.wait()
+        try await waitUntil { started.withLock { $0 } }
         try await Task.sleep(for: .milliseconds(100))
         let clock = ContinuousClock()
         let cancelledAt = clock.now
@@ -224,16 +224,26 @@ import Testing
     @Test func aTaskCancelledBeforeItsTurnNeverRuns() async throws {
         let queue = try DatabaseQueue()
         try await queue.inDatabase { db in try Player.createTable(db) }
+        // The block that holds the queue runs on its own thread: a blocking wait on a
+        // cooperative thread could starve the tasks this test waits for.
         let release = DispatchSemaphore(value: 0)
-        let blocking = Task.detached { try queue.inDatabase { _ in release.wait() } }
-        try await Task.sleep(for: .milliseconds(50))
+        let holding = Locked(false)
+        let released = Locked(false)
+        Thread.detachNewThread {
+            try? queue.inDatabase { _ in
+                holding.withLock { $0 = true }
+                release.wait()
+            }
+            released.withLock { $0 = true }
+        }
+        try await waitUntil { holding.withLock { $0 } }
         let waiting = Task {
             try await queue.write { db in try db.execute(sql: "INSERT INTO player(name) VALUES ('late')") }
         }
         try await Task.sleep(for: .milliseconds(50))
         waiting.cancel()
         release.signal()
-        try await blocking.value
+        try await waitUntil { released.withLock { $0 } }
         let waitingResult = await waiting.result
         #expect(throws: CancellationError.self) { try waitingResult.get() }
         #expect(try await queue.read { db in try db.fetchOne(Int.self, sql: "SELECT count(*) FROM player") } == 0)
