@@ -103,6 +103,20 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
     }
 
+    @Test func aMissingFileIsCreatedOnlyWhenAllowed() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("missing.sqlite")
+        var configuration = Configuration()
+        configuration.createsMissingFile = false
+        let error = #expect(throws: DatabaseError.self) { try DatabaseQueue(path: path, configuration: configuration) }
+        #expect(error?.resultCode == .SQLITE_CANTOPEN)
+        #expect(error?.message.contains(path) == true)
+        #expect(!FileManager.default.fileExists(atPath: path))
+        _ = try DatabaseQueue(path: path)
+        #expect(FileManager.default.fileExists(atPath: path))
+        _ = try DatabaseQueue(path: path, configuration: configuration)
+    }
+
     @Test func aMissingDirectoryCannotBeOpened() throws {
         let error = #expect(throws: DatabaseError.self) { try DatabaseQueue(path: "/nonexistent-dir/x/db.sqlite") }
         #expect(error?.resultCode == .SQLITE_CANTOPEN)

@@ -63,7 +63,10 @@ public final class Database {
     public init(path: String, configuration: Configuration = Configuration()) throws {
         self.path = path
         self.configuration = configuration
-        var flags = configuration.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        var flags =
+            configuration.readOnly
+            ? SQLITE_OPEN_READONLY
+            : SQLITE_OPEN_READWRITE | (configuration.createsMissingFile ? SQLITE_OPEN_CREATE : 0)
         // The queue serializes all use of the connection, so SQLite's own mutex is redundant.
         flags |= SQLITE_OPEN_NOMUTEX
         var connection: OpaquePointer?

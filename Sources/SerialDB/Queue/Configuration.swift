@@ -47,6 +47,10 @@ public struct Configuration: Sendable {
     public var busyTimeout: Duration = .seconds(5)
     /// Opens the database read-only: every write fails with `SQLITE_READONLY`.
     public var readOnly = false
+    /// Creates the file when it does not exist. Default: `true`. Set it to `false` when a
+    /// missing file means a wrong path, so opening fails with `SQLITE_CANTOPEN` instead of
+    /// creating an empty database.
+    public var createsMissingFile = true
     /// The name of a registered SQLite VFS to open the file through (`nil`: the default VFS).
     /// Tests use it to inject I/O faults. See <https://www.sqlite.org/vfs.html>.
     public var vfsName: String?
