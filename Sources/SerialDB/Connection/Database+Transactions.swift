@@ -102,6 +102,8 @@ extension Database {
         try? rollback()
     }
 
+    /// Undoes a failed savepoint; like ``rollbackAfterFailure()``, a failure here is not thrown
+    /// because the caller is already throwing the error that matters.
     private func rollbackSavepointAfterFailure(_ quotedName: String) {
         guard isInsideTransaction else { return }
         try? execute(sql: "ROLLBACK TRANSACTION TO SAVEPOINT " + quotedName)

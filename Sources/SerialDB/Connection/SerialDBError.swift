@@ -30,6 +30,9 @@ public struct SerialDBError: Error, Sendable, CustomStringConvertible {
         case invalidMigrator
         /// A foreign key check found violations.
         case foreignKeyViolation
+        /// Foreign keys could not be turned back on after a schema change; the connection
+        /// should be reopened before it writes.
+        case foreignKeysNotRestored
         /// A schema change was refused because it would lose data or cannot be carried out.
         case schemaChangeRefused
         /// The work was cancelled before or while it ran.

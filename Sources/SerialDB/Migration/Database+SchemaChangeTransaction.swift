@@ -17,23 +17,34 @@ extension Database {
         if foreignKeysWereOn {
             try execute(sql: "PRAGMA foreign_keys = OFF")
         }
-        defer {
-            if foreignKeysWereOn {
-                // Outside a transaction this pragma cannot fail; a defer cannot throw anyway.
-                try? execute(sql: "PRAGMA foreign_keys = ON")
+        let outcome = Result<Void, any Error> {
+            try inTransaction(.immediate) { db in
+                try block(db)
+                guard db.isInsideTransaction else {
+                    throw SerialDBError(
+                        .invalidMigrator,
+                        "The schema change ended its transaction itself, so it cannot be atomic. "
+                            + "Remove BEGIN/COMMIT from it; use db.inSavepoint to nest.")
+                }
+                try db.checkForeignKeys()
+                return .commit
             }
         }
-        try inTransaction(.immediate) { db in
-            try block(db)
-            guard db.isInsideTransaction else {
-                throw SerialDBError(
-                    .invalidMigrator,
-                    "The schema change ended its transaction itself, so it cannot be atomic. "
-                        + "Remove BEGIN/COMMIT from it; use db.inSavepoint to nest.")
+        if foreignKeysWereOn {
+            do {
+                try execute(sql: "PRAGMA foreign_keys = ON")
+            } catch {
+                // A connection left with foreign keys off must not pass silently; but when the
+                // change itself failed, that failure is what the caller needs to see first.
+                if case .success = outcome {
+                    throw SerialDBError(
+                        .foreignKeysNotRestored,
+                        "The schema change committed, but foreign keys could not be turned back on; "
+                            + "reopen the connection before writing.", underlying: error)
+                }
             }
-            try db.checkForeignKeys()
-            return .commit
         }
+        try outcome.get()
     }
 
     /// Throws ``SerialDBError/Code/foreignKeyViolation`` naming up to five violating rows.
