@@ -37,8 +37,6 @@ public struct SerialDBError: Error, Sendable, CustomStringConvertible {
         case schemaChangeRefused
         /// The work was cancelled before or while it ran.
         case cancelled
-        /// The file exists but is not a SQLite database.
-        case notADatabase
     }
 
     /// What kind of condition this is.
