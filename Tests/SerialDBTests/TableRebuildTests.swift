@@ -280,6 +280,29 @@ import Testing
             } == ["player"])
     }
 
+    @Test func aTableThatKeepsNoColumnKeepsItsRowsOrIsRefused() throws {
+        let queue = try DatabaseQueue()
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE t(a TEXT PRIMARY KEY, b TEXT) WITHOUT ROWID")
+            for index in 1...7 { try db.execute(sql: "INSERT INTO t VALUES (?, ?)", arguments: ["k\(index)", "v"]) }
+        }
+        var options = SchemaChangeOptions()
+        options.allowDropping(column: "a", inTable: "t")
+        options.allowDropping(column: "b", inTable: "t")
+        // A rowid table keeps the rows, each with a fresh rowid and the new column's default.
+        try queue.inDatabase { db in
+            _ = try db.changeSchema(to: "CREATE TABLE t(c INTEGER DEFAULT 5)", options: options)
+        }
+        #expect(
+            try queue.read { db in try db.fetchAll(Int.self, sql: "SELECT c FROM t") } == Array(repeating: 5, count: 7))
+        // A WITHOUT ROWID table could not key them: refused, nothing touched.
+        options.allowDropping(column: "c", inTable: "t")
+        let plan = try queue.inDatabase { db in
+            try db.planSchemaChange(to: "CREATE TABLE t(d TEXT PRIMARY KEY) WITHOUT ROWID", options: options)
+        }
+        #expect(plan.refusals.contains { $0.contains("would have no key") })
+    }
+
     @Test func rowsThatDoNotFitTheNewDefinitionRollEverythingBack() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("check.sqlite")

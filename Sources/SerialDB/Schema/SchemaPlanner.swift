@@ -64,6 +64,8 @@ struct SchemaPlanner {
         for table in created {
             add("create table \(table.name.quotedDatabaseIdentifier)", table.sql)
         }
+        // The column definition is the caller's own DDL, as SQLite accepted it in the scratch
+        // database; it holds no values, so there is nothing to bind.
         for (table, items) in addedColumns {
             for item in items {
                 add(
@@ -227,6 +229,11 @@ struct SchemaPlanner {
         if oldOrder != newOrder { reasons.append("column order changed") }
         if reasons.isEmpty { reasons.append("definition changed") }
 
+        if columns.isEmpty && table.isWithoutRowID && rowCount > 0 {
+            refusals.append(
+                "Table \(table.name) keeps none of its columns, and as a WITHOUT ROWID table its \(rowCount) row(s) "
+                    + "would have no key. Keep or rename a key column, or drop and recreate the table.")
+        }
         let temporaryName = try freeTemporaryName(for: table.name)
         guard let nameRange = newParts.nameRange else {
             throw SerialDBError(.schemaChangeRefused, "Cannot read the CREATE TABLE statement of \(table.name).")

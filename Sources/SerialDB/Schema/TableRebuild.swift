@@ -59,6 +59,12 @@ public struct TableRebuild: Sendable {
                 arguments.append(fill ?? .null)
             }
         }
+        if targets.isEmpty {
+            // No column survives, only the rows: they get fresh rowids (the planner refuses
+            // this for a WITHOUT ROWID table, whose rows would have no key).
+            targets.append("rowid")
+            sources.append("NULL")
+        }
         var sql =
             "INSERT INTO \(temporaryName.quotedDatabaseIdentifier)(\(targets.joined(separator: ", "))) "
             + "SELECT \(sources.joined(separator: ", ")) FROM \(sourceTable.quotedDatabaseIdentifier)"
@@ -88,7 +94,11 @@ public struct TableRebuild: Sendable {
             : nil
         do {
             try copyRows(db)
-        } catch {
+        } catch let error as DatabaseError
+            where error.resultCode == .SQLITE_CONSTRAINT || error.resultCode == .SQLITE_MISMATCH
+        {
+            // Rows that break the new definition are the caller's to fix; any other error
+            // (I/O, full disk, interrupt) is rethrown as it is.
             throw SerialDBError(
                 .schemaChangeRefused,
                 "Copying the rows of \(sourceTable.quotedDatabaseIdentifier) into its new definition failed, so "
