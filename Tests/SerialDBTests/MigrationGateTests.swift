@@ -68,6 +68,7 @@ import Testing
         try queue.migrate(UserLadder.migrator(steps: 1))
         let release = DispatchSemaphore(value: 0)
         let running = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
         let seenSteps = Locked<Int?>(nil)
         Thread.detachNewThread {
             let steps = try? queue.inDatabase { db in
@@ -76,12 +77,17 @@ import Testing
                 return try db.fetchOne(Int.self, sql: "SELECT count(*) FROM serialdb_migrations")
             }
             seenSteps.withLock { $0 = steps ?? -1 }
+            finished.signal()
         }
         running.wait()
         let upgrade = queue.startMigration(UserLadder.migrator())
         release.signal()
         try upgrade.wait()
+        // The block returned before the upgrade ran; its thread may record the result later.
+        finished.wait()
         #expect(seenSteps.withLock { $0 } == 1)
+        #expect(
+            try queue.read { db in try db.fetchOne(Int.self, sql: "SELECT count(*) FROM serialdb_migrations") } == 3)
     }
 
     @Test(arguments: DatabaseKind.allCases)
