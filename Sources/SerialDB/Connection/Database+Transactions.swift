@@ -20,25 +20,7 @@ extension Database {
         _ kind: TransactionKind = .deferred,
         _ block: (Database) throws -> TransactionCompletion
     ) throws {
-        try beginTransaction(kind)
-        let completion: TransactionCompletion
-        do {
-            completion = try block(self)
-        } catch {
-            rollbackAfterFailure()
-            throw error
-        }
-        switch completion {
-        case .commit:
-            do {
-                try commit()
-            } catch {
-                rollbackAfterFailure()
-                throw error
-            }
-        case .rollback:
-            try rollback()
-        }
+        try transaction(kind) { db in ((), try block(db)) }
     }
 
     /// Runs `block` inside a savepoint, which nests: in a transaction it is a sub-transaction,
@@ -115,29 +97,30 @@ extension Database {
     /// A deferred transaction with writes refused, committed after the block (a read-only
     /// transaction has nothing to keep; COMMIT just ends it).
     func readTransaction<T>(_ block: (Database) throws -> T) throws -> T {
-        try beginTransaction(.deferred)
-        let result: T
-        do {
-            result = try readOnly { try block(self) }
-            try commit()
-        } catch {
-            rollbackAfterFailure()
-            throw error
-        }
-        return result
+        try transaction(.deferred) { db in (try db.readOnly { try block(db) }, .commit) }
     }
 
     /// An immediate transaction that commits unless the block throws.
     func writeTransaction<T>(_ block: (Database) throws -> T) throws -> T {
-        try beginTransaction(.immediate)
-        let result: T
+        try transaction(.immediate) { db in (try block(db), .commit) }
+    }
+
+    /// BEGIN, the block, then COMMIT or ROLLBACK as it asks; if the block, COMMIT or ROLLBACK
+    /// throws, whatever is left of the transaction is rolled back and the error rethrown.
+    private func transaction<T>(
+        _ kind: TransactionKind, _ block: (Database) throws -> (T, TransactionCompletion)
+    ) throws -> T {
+        try beginTransaction(kind)
         do {
-            result = try block(self)
-            try commit()
+            let (value, completion) = try block(self)
+            switch completion {
+            case .commit: try commit()
+            case .rollback: try rollback()
+            }
+            return value
         } catch {
             rollbackAfterFailure()
             throw error
         }
-        return result
     }
 }

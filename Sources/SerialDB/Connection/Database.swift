@@ -260,12 +260,11 @@ public final class Database {
                 }
                 if arguments.named.isEmpty {
                     let count = min(Int(statement.parameterCount), positional.count)
-                    try statement.start(arguments: StatementArguments(Array(positional.prefix(count))))
+                    try statement.execute(arguments: StatementArguments(Array(positional.prefix(count))))
                     positional = positional.dropFirst(count)
                 } else {
-                    try statement.start(arguments: arguments)
+                    try statement.execute(arguments: arguments)
                 }
-                while try statement.step() {}
             }
         }
         if !positional.isEmpty {
@@ -326,6 +325,13 @@ public final class Database {
     public var lastInsertedRowID: Int64 {
         guard let handle else { return 0 }
         return sqlite3_last_insert_rowid(handle)
+    }
+
+    /// Whether the main database has a table with this name (case-insensitive, as in SQL).
+    public func tableExists(_ name: String) throws -> Bool {
+        try fetchOne(
+            Int.self, sql: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND lower(name) = lower(?)",
+            arguments: [name]) != nil
     }
 
     /// Whether a transaction is open. See <https://www.sqlite.org/c3ref/get_autocommit.html>.

@@ -66,8 +66,7 @@ public final class Statement {
     ///   not match the parameters, or the statement writes inside a read-only block.
     public func execute(arguments: StatementArguments = []) throws {
         try start(arguments: arguments)
-        defer { sqlite3_reset(handle) }
-        while try step() {}
+        try runToCompletion()
     }
 
     /// `execute()` for the statements the library runs around every transaction (BEGIN,
@@ -75,8 +74,7 @@ public final class Statement {
     /// connection and always reset after use, so they need no reset before.
     func executeWithoutArguments() throws {
         try database.checkCanRun(self)
-        defer { sqlite3_reset(handle) }
-        while try step() {}
+        try runToCompletion()
     }
 
     /// Runs the statement to completion with these values bound to its `?` parameters, in
@@ -93,12 +91,7 @@ public final class Statement {
     public func execute<each Value: DatabaseValueConvertible>(values: repeat each Value) throws {
         var count: Int32 = 0
         for _ in repeat each values { count += 1 }
-        guard count == parameterCount else {
-            throw SerialDBError(
-                .invalidArguments,
-                "The statement expects \(parameterCount) argument(s) but \(count) were given: `\(sql)`. "
-                    + "Pass one value per `?`.")
-        }
+        guard count == parameterCount else { throw argumentCountError(given: Int(count)) }
         sqlite3_reset(handle)
         try database.checkCanRun(self)
         var index: Int32 = 0
@@ -107,8 +100,20 @@ public final class Statement {
             let code = value.bind(to: handle, at: index)
             if code != SQLITE_OK { throw database.error(code: code, statement: self) }
         }
+        try runToCompletion()
+    }
+
+    /// Steps until done, then resets, so the statement holds no lock afterwards.
+    private func runToCompletion() throws {
         defer { sqlite3_reset(handle) }
         while try step() {}
+    }
+
+    private func argumentCountError(given count: Int) -> SerialDBError {
+        SerialDBError(
+            .invalidArguments,
+            "The statement expects \(parameterCount) argument(s) but \(count) were given: `\(sql)`. "
+                + "Pass one value per `?`.")
     }
 
     /// Resets, checks access, and binds: everything that precedes the first step.
@@ -141,12 +146,7 @@ public final class Statement {
 
     /// Binds exactly `parameterCount` positional values.
     func bind(positional values: [(any DatabaseValueConvertible)?]) throws {
-        guard values.count == Int(parameterCount) else {
-            throw SerialDBError(
-                .invalidArguments,
-                "The statement expects \(parameterCount) argument(s) but \(values.count) were given: `\(sql)`. "
-                    + "Pass one value per `?`.")
-        }
+        guard values.count == Int(parameterCount) else { throw argumentCountError(given: values.count) }
         // Through the buffer each existential is copied out once to be bound; iterating the
         // array copied it twice, and the copies cost more per row than SQLite's bind calls.
         let code = values.withUnsafeBufferPointer { buffer -> Int32 in

@@ -76,7 +76,7 @@ public struct DatabaseMigrator: Sendable {
 
     /// The identifiers recorded as applied, in the order they were applied.
     public func appliedMigrations(_ db: Database) throws -> [String] {
-        guard try migrationsTableExists(db) else { return [] }
+        guard try db.tableExists(Self.migrationsTableName) else { return [] }
         return try db.fetchAll(
             String.self,
             sql: "SELECT identifier FROM \(Self.migrationsTableName.quotedDatabaseIdentifier) ORDER BY rowid")
@@ -120,10 +120,13 @@ public struct DatabaseMigrator: Sendable {
             wanted = Array(steps[...index])
         }
         // Refuse a database from the future before anything is written.
-        try checkNoUnknownMigrations(try appliedMigrations(db))
-        try adoptLegacyVersionIfNeeded(db)
+        var applied = try appliedMigrations(db)
+        try checkNoUnknownMigrations(applied)
+        if try adoptLegacyVersionIfNeeded(db) {
+            applied = try appliedMigrations(db)
+        }
 
-        let appliedAtStart = Set(try appliedMigrations(db))
+        let appliedAtStart = Set(applied)
         let pending = wanted.filter { !appliedAtStart.contains($0.identifier) }
         var lastCommitted = steps.last { appliedAtStart.contains($0.identifier) }?.identifier
         for (index, step) in pending.enumerated() {
@@ -190,12 +193,6 @@ public struct DatabaseMigrator: Sendable {
 
     // MARK: - The migrations table
 
-    private func migrationsTableExists(_ db: Database) throws -> Bool {
-        try db.fetchOne(
-            Int.self, sql: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
-            arguments: [Self.migrationsTableName]) != nil
-    }
-
     private func createMigrationsTable(_ db: Database) throws {
         try db.execute(
             sql: """
@@ -214,11 +211,13 @@ public struct DatabaseMigrator: Sendable {
 
     /// On the first run over a database that kept its own version, records the steps it
     /// already has, in one transaction.
-    private func adoptLegacyVersionIfNeeded(_ db: Database) throws {
-        guard let legacyVersion, !(try migrationsTableExists(db)) else { return }
+    /// Returns whether it looked (then the applied steps may have changed, also by another
+    /// process adopting the database meanwhile).
+    private func adoptLegacyVersionIfNeeded(_ db: Database) throws -> Bool {
+        guard let legacyVersion, !(try db.tableExists(Self.migrationsTableName)) else { return false }
         try db.inTransaction(.immediate) { db in
             // Re-check under the write lock: another process may have adopted it meanwhile.
-            guard !(try migrationsTableExists(db)) else { return .commit }
+            guard !(try db.tableExists(Self.migrationsTableName)) else { return .commit }
             let version = try readLegacyVersion(legacyVersion, db)
             guard version > 0 else { return .commit }
             guard version <= steps.count else {
@@ -233,6 +232,7 @@ public struct DatabaseMigrator: Sendable {
             }
             return .commit
         }
+        return true
     }
 
     private func readLegacyVersion(_ source: LegacyVersion, _ db: Database) throws -> Int {
@@ -240,11 +240,7 @@ public struct DatabaseMigrator: Sendable {
         case .userVersion:
             return try db.fetchOne(Int.self, sql: "PRAGMA user_version") ?? 0
         case .table(let table, let column):
-            let exists =
-                try db.fetchOne(
-                    Int.self, sql: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [table])
-                != nil
-            guard exists else { return 0 }
+            guard try db.tableExists(table) else { return 0 }
             return try db.fetchOne(
                 Int.self,
                 sql: "SELECT \(column.quotedDatabaseIdentifier) FROM \(table.quotedDatabaseIdentifier) LIMIT 1") ?? 0

@@ -60,15 +60,11 @@ final class Serializer: @unchecked Sendable {
     /// - Throws: ``SerialDBError/Code/reentrantCall`` at once when called from a block of this
     ///   queue (waiting for ourselves would deadlock); the gate's error; the block's error.
     func sync<T>(_ block: (Database) throws -> T) throws -> T {
-        try checkNotReentrant()
+        let thread = ThreadIdentity.current
+        try checkNotReentrant(thread)
         lock.lock()
         if pendingJobs.load(ordering: .acquiring) == 0 {
-            owner.store(ThreadIdentity.current, ordering: .relaxed)
-            defer {
-                owner.store(0, ordering: .relaxed)
-                lock.unlock()
-            }
-            return try perform(block)
+            return try runHoldingLock(thread) { try perform(block) }
         }
         lock.unlock()
         // Async work or an upgrade is in line: keep submission order by queueing behind it.
@@ -155,8 +151,8 @@ final class Serializer: @unchecked Sendable {
     }
 
     /// Throws ``SerialDBError/Code/reentrantCall`` when called from a block of this queue.
-    func checkNotReentrant() throws {
-        if owner.load(ordering: .relaxed) == ThreadIdentity.current {
+    func checkNotReentrant(_ thread: UInt = ThreadIdentity.current) throws {
+        if owner.load(ordering: .relaxed) == thread {
             throw SerialDBError(
                 .reentrantCall,
                 "A DatabaseQueue method was called from inside a block of the same queue (\(label)); "
@@ -177,18 +173,21 @@ final class Serializer: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` holding the lock, marked as the owner.
+    /// Takes the lock and runs `body` as its owner.
     private func exclusively<T>(_ body: () throws -> T) rethrows -> T {
         lock.lock()
-        owner.store(ThreadIdentity.current, ordering: .relaxed)
+        return try runHoldingLock(ThreadIdentity.current, body)
+    }
+
+    /// Runs `body` with the lock already taken, marked as owned by `thread`; releases the lock.
+    private func runHoldingLock<T>(_ thread: UInt, _ body: () throws -> T) rethrows -> T {
+        owner.store(thread, ordering: .relaxed)
         defer {
             owner.store(0, ordering: .relaxed)
             lock.unlock()
         }
         return try body()
     }
-
-    // MARK: - Running blocks
 
     private func closedError() -> SerialDBError {
         SerialDBError(.closed, "The queue \(label) is closed. Open a new DatabaseQueue to use the database.")
