@@ -12,3 +12,10 @@ struct ScenarioSettings: Sendable {
     /// Thread writers plus task writers: the size of the seed-row partition.
     var writerCount: Int { writers + tasks }
 }
+
+/// The scenarios the harness runs.
+enum ScenarioName: String, CaseIterable, Sendable {
+    case migrateUnderLoad = "migrate-under-load"
+    case crash
+    case faults
+}

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The outcome of one scenario: its invariants, its figures for people and for the JSON report,
 /// and (migrate-under-load) the latency chart.
 struct ScenarioReport: Sendable, Encodable {
@@ -48,5 +50,36 @@ struct ScenarioReport: Sendable, Encodable {
         try container.encode(scenario.rawValue, forKey: .scenario)
         try container.encode(ok, forKey: .ok)
         try container.encode(invariants, forKey: .invariants)
+    }
+}
+
+/// One property a scenario promises, checked after it ran: the summary prints it as PASS or FAIL
+/// and the JSON report lists it.
+struct Invariant: Sendable, Codable {
+    let name: String
+    let passed: Bool
+    let detail: String
+
+    init(_ name: String, _ passed: Bool, _ detail: String = "") {
+        self.name = name
+        self.passed = passed
+        self.detail = detail
+    }
+}
+
+/// The whole JSON report: the seed to rerun with and every scenario's record.
+struct RunRecord: Encodable {
+    let seed: UInt64
+    let quick: Bool
+    let arguments: [String]
+    let ok: Bool
+    let scenarios: [ScenarioReport]
+
+    /// Writes the report as JSON to `path`.
+    func write(to path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        try encoder.encode(self).write(to: URL(fileURLWithPath: path))
     }
 }
