@@ -19,11 +19,18 @@ let package = Package(
         // Test and benchmark support in C: a fault-injecting VFS and the raw C API baseline.
         .target(name: "CSQLiteShims", dependencies: ["CSQLite"]),
         .target(name: "SerialDB", dependencies: ["CSQLite"]),
+        // What the stress harness, the benchmark and the tests share: a locked box, a scratch
+        // directory, a seeded generator. Not part of the library.
+        .target(name: "HarnessSupport"),
         .executableTarget(name: "serialdb", dependencies: ["SerialDB"]),
-        .executableTarget(name: "stress", dependencies: ["SerialDB", "CSQLiteShims"], path: "Stress"),
         .executableTarget(
-            name: "bench", dependencies: ["SerialDB", "CSQLiteShims"], path: "Benchmarks", exclude: ["results"]),
-        .target(name: "SerialDBTestSupport", dependencies: ["SerialDB"], path: "Tests/SerialDBTestSupport"),
+            name: "stress", dependencies: ["SerialDB", "CSQLiteShims", "HarnessSupport"], path: "Stress"),
+        .executableTarget(
+            name: "bench", dependencies: ["SerialDB", "CSQLiteShims", "HarnessSupport"], path: "Benchmarks",
+            exclude: ["results"]),
+        .target(
+            name: "SerialDBTestSupport", dependencies: ["SerialDB", "HarnessSupport"], path: "Tests/SerialDBTestSupport"
+        ),
         // A child process for tests that need two processes on one file, or a process to kill.
         .executableTarget(
             name: "serialdb-test-child", dependencies: ["SerialDB", "SerialDBTestSupport"],

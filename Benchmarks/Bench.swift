@@ -1,5 +1,6 @@
 import CSQLiteShims
 import Foundation
+import HarnessSupport
 
 /// `bench`: SerialDB against the raw SQLite C API, side by side in one process (issue 6).
 ///
@@ -37,7 +38,7 @@ struct Bench {
         printError(
             "bench: \(workloads.count) workload(s), \(options.rounds) round(s)"
                 + (options.quick ? ", quick sizes" : "") + ", SQLite \(sqliteVersion)")
-        let directory = try ScratchDirectory()
+        let directory = try ScratchDirectory(prefix: "serialdb-bench")
         let results = try BenchRunner(workloads: workloads, rounds: options.rounds, directory: directory)
             .run(progress: printError)
         print(ResultTable.render(results, rounds: options.rounds))

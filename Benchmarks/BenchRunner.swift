@@ -1,3 +1,5 @@
+import HarnessSupport
+
 /// Runs the workloads round by round: in each round every workload runs once per side, the two
 /// sides back to back in the same process, each on a new database file.
 struct BenchRunner {
@@ -27,7 +29,7 @@ struct BenchRunner {
     }
 
     private func runOnce(_ workload: Workload, side: Side, round: Int) throws -> SideRun {
-        let path = directory.databasePath("\(workload.name)-\(side.rawValue)-\(round)")
+        let path = directory.path("\(workload.name)-\(side.rawValue)-\(round).sqlite")
         directory.removeDatabase(at: path)
         defer { directory.removeDatabase(at: path) }
         let run = try workload.run(side, path: path)

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HarnessSupport
 import SerialDB
 
 /// What one crash child printed, parsed line by line as it arrives (on the reader thread).

@@ -1,4 +1,5 @@
 import Foundation
+import HarnessSupport
 import SerialDB
 
 /// A child process runs the upgrade under load and is killed with SIGKILL at a random moment,
@@ -17,7 +18,7 @@ struct CrashScenario {
     let settings: ScenarioSettings
 
     func run() throws -> ScenarioReport {
-        let directory = try ScratchDirectory("crash")
+        let directory = try ScratchDirectory(prefix: "serialdb-stress-crash")
         let seeded = directory.path("seeded.sqlite")
         let path = directory.path("crash.sqlite")
         let checkedCopy = directory.path("checked.sqlite")

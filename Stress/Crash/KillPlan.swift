@@ -1,4 +1,5 @@
 import Foundation
+import HarnessSupport
 
 /// When the crash scenario kills each child, drawn from the seed.
 ///

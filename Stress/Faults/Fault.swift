@@ -1,4 +1,5 @@
 import CSQLiteShims
+import HarnessSupport
 import SerialDB
 
 /// One injected fault: the `nth` write or sync of the upgrade fails with `code`.

@@ -1,5 +1,6 @@
 import CSQLiteShims
 import Foundation
+import HarnessSupport
 import SerialDB
 
 /// The upgrade through a VFS that fails its k-th write or sync (an I/O error or a full disk),
@@ -19,7 +20,7 @@ struct FaultScenario {
         guard registered == 0 else {
             throw StressError("cannot register the fault VFS: SQLite error \(ResultCode(rawValue: registered))")
         }
-        let directory = try ScratchDirectory("faults")
+        let directory = try ScratchDirectory(prefix: "serialdb-stress-faults")
         let progress = ProgressLine(label: "faults")
         progress.start()
         defer { progress.stop() }

@@ -1,4 +1,5 @@
 import Foundation
+import HarnessSupport
 import Synchronization
 
 /// The live status line: redrawn five times a second while a scenario runs, and only when

@@ -1,4 +1,5 @@
 import Foundation
+import HarnessSupport
 import SerialDB
 
 /// The main job: writer threads and async tasks insert and update rows through one queue while
@@ -11,7 +12,7 @@ struct MigrateUnderLoadScenario {
     let settings: ScenarioSettings
 
     func run() throws -> ScenarioReport {
-        let directory = try ScratchDirectory("under-load")
+        let directory = try ScratchDirectory(prefix: "serialdb-stress-under-load")
         let path = directory.path("under-load.sqlite")
         let control = LoadControl()
         let log = WriterLog(control: control)

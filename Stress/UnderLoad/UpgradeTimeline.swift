@@ -1,3 +1,4 @@
+import HarnessSupport
 import SerialDB
 
 /// When each upgrade step started and committed, recorded from the migration's progress

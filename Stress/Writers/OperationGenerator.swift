@@ -1,3 +1,5 @@
+import HarnessSupport
+
 /// The deterministic stream of operations of one writer: the seed, and which of its earlier
 /// writes succeeded, tell what writer k of generation g submits as its n-th write.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import HarnessSupport
 import SerialDB
 
 /// One writer: submits its operations one at a time through the shared queue, from its own

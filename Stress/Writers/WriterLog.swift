@@ -1,3 +1,5 @@
+import HarnessSupport
+
 /// The in-memory sink: what every writer of a scenario saw, for the checker.
 final class WriterLog: AcknowledgementSink {
     private let acknowledgements = Locked<[Acknowledgement]>([])
