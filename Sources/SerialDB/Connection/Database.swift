@@ -152,7 +152,7 @@ public final class Database {
     /// Whether `close()` has run.
     public var isClosed: Bool { handle == nil }
 
-    private func openHandle() throws -> OpaquePointer {
+    func openHandle() throws -> OpaquePointer {
         guard let handle else {
             throw SerialDBError(.closed, "The database \(path) is closed. Open a new connection to use it.")
         }

@@ -37,6 +37,8 @@ public struct SerialDBError: Error, Sendable, CustomStringConvertible {
         case schemaChangeRefused
         /// The work was cancelled before or while it ran.
         case cancelled
+        /// An online backup could not be completed, or its copy failed `integrity_check`.
+        case backupFailed
     }
 
     /// What kind of condition this is.
