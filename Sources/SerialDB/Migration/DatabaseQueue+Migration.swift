@@ -52,22 +52,6 @@ extension DatabaseQueue {
     private func startMigration(
         _ migrator: DatabaseMigrator, upTo target: String?, progress: (@Sendable (MigrationProgress) -> Void)?
     ) -> MigrationHandle {
-        let handle = MigrationHandle(serializer: serializer)
-        serializer.submitUpgrade(
-            { db in
-                try migrator.migrate(db, upTo: target) { report in
-                    handle.report(report)
-                    progress?(report)
-                }
-            },
-            gateError: { error in
-                if let error = error as? SerialDBError, error.code == .migrationFailed { return error }
-                return SerialDBError(
-                    .migrationFailed,
-                    "The schema upgrade failed before any step ran; this queue refuses work until a migration succeeds.",
-                    underlying: error)
-            },
-            completion: { result in handle.finish(result) })
-        return handle
+        serializer.startUpgrade(migrator, upTo: target, progress: progress)
     }
 }

@@ -1,0 +1,67 @@
+import Dispatch
+
+// The async twins: same names, same behaviour, but the caller suspends instead of blocking a
+// thread. Cancelling the calling task skips a block that has not started and interrupts the
+// statement of one that has; either way the call throws `CancellationError`.
+
+extension DatabasePool {
+    /// Async twin of ``read(_:)``: the read runs on a reader connection off the caller's thread.
+    public func read<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try checkNotReentrant()
+        try Task.checkCancellation()
+        let ticket = readers.takeTicket()
+        let cancellation = CancellationFlag()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                DispatchQueue.global().async {
+                    continuation.resume(
+                        with: Result {
+                            try self.running(on: ThreadIdentity.current) {
+                                try self.readers.read(ticket: ticket, cancellation: cancellation, block)
+                            }
+                        })
+                }
+            }
+        } onCancel: {
+            cancellation.cancel()
+            readers.cancel(ticket: ticket)
+        }
+    }
+
+    /// Async twin of ``write(_:)``.
+    public func write<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try checkNotReentrant()
+        return try await writer.async { db in
+            try self.running(on: ThreadIdentity.current) { try db.writeTransaction(block) }
+        }
+    }
+
+    /// Async twin of ``writerDatabase(_:)``.
+    public func writerDatabase<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try checkNotReentrant()
+        return try await writer.async { db in try self.running(on: ThreadIdentity.current) { try block(db) } }
+    }
+
+    /// Async twin of ``inTransaction(_:_:)``.
+    public func inTransaction(
+        _ kind: TransactionKind = .deferred,
+        _ block: @escaping @Sendable (Database) throws -> TransactionCompletion
+    ) async throws {
+        try checkNotReentrant()
+        try await writer.async { db in
+            try self.running(on: ThreadIdentity.current) { try db.inTransaction(kind, block) }
+        }
+    }
+
+    /// Async twin of ``close()``.
+    public func close() async throws {
+        try checkNotReentrant()
+        try await writer.close()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                self.readers.close()
+                continuation.resume()
+            }
+        }
+    }
+}

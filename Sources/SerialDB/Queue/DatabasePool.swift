@@ -1,0 +1,175 @@
+import CSQLite
+import Foundation
+
+/// A database file shared by a service's threads with concurrent reads: one writer connection
+/// behind a serializer, like ``DatabaseQueue``, plus up to ``maximumReaderCount`` reader
+/// connections in WAL mode.
+///
+/// ```swift
+/// let pool = try DatabasePool(path: "app.sqlite")
+/// try pool.write { db in try db.execute(sql: "INSERT INTO player(name) VALUES (?)", arguments: ["Ann"]) }
+/// let count = try pool.read { db in try db.fetchOne(Int.self, sql: "SELECT count(*) FROM player") }
+/// ```
+///
+/// - `read` runs on any free reader, at the same time as other reads and as the write, inside a
+///   deferred transaction: it sees one committed snapshot from its first statement to its end.
+///   Writes inside it are refused per statement.
+/// - `write` and `writerDatabase` run on the writer, one block at a time, exactly as a queue's
+///   blocks do.
+/// - An upgrade started with `startMigration` holds every read and write submitted after it, and
+///   a failed upgrade makes both throw `migrationFailed`, as on a queue.
+/// - Calling any method of the pool from inside one of its blocks throws `reentrantCall`.
+///
+/// **Checkpoints.** The writer connection keeps SQLite's automatic checkpoint (a PASSIVE
+/// checkpoint when the WAL passes 1,000 pages at a commit), which never waits for readers; a
+/// reader that stays open for long keeps the WAL from being reset, so keep reads short. Call
+/// ``checkpoint(_:)`` with `.truncate` in a quiet moment to shrink the WAL file.
+///
+/// Use a queue when one connection is enough (one writer, reads that are short or rare); use a
+/// pool when reads are many or long and must not wait for writes.
+/// See <https://www.sqlite.org/wal.html>.
+public final class DatabasePool: Sendable {
+    /// The file path.
+    public let path: String
+    /// How every connection is opened and set up (`prepareDatabase` runs on each).
+    public let configuration: Configuration
+    /// The most reader connections the pool opens.
+    public let maximumReaderCount: Int
+    let writer: Serializer
+    let readers: ReaderPool
+    /// Threads running a block of this pool now, to refuse any pool call made from one.
+    private let activeThreads = LockedValue<[UInt]>([])
+
+    /// Opens a pool on a database file in WAL mode.
+    ///
+    /// - Parameters:
+    ///   - path: a file path (an in-memory database cannot be shared between connections).
+    ///   - configuration: how every connection is opened; `journalMode` must be `.wal`.
+    ///   - maximumReaderCount: the most reader connections, opened when first needed (at least 1).
+    /// - Throws: ``SerialDBError/Code/invalidArguments`` for an in-memory path or another
+    ///   journal mode; ``DatabaseError`` when the file cannot be opened.
+    public init(path: String, configuration: Configuration = Configuration(), maximumReaderCount: Int = 5) throws {
+        guard path != ":memory:", !path.isEmpty else {
+            throw SerialDBError(
+                .invalidArguments,
+                "A DatabasePool needs a database file: an in-memory database cannot be shared between "
+                    + "connections. Use a DatabaseQueue for in-memory databases.")
+        }
+        guard configuration.journalMode == .wal, !configuration.readOnly else {
+            throw SerialDBError(
+                .invalidArguments,
+                "A DatabasePool needs journalMode .wal and a writable file, so reads can run beside the write. "
+                    + "Use a DatabaseQueue otherwise.")
+        }
+        self.path = path
+        self.configuration = configuration
+        self.maximumReaderCount = max(1, maximumReaderCount)
+        let label = configuration.label ?? path
+        writer = Serializer(database: try Database(path: path, configuration: configuration), label: label)
+        readers = ReaderPool(
+            path: path, configuration: configuration, maximumCount: self.maximumReaderCount, label: label)
+    }
+
+    // MARK: - Reading
+
+    /// Runs `block` on a reader connection in a deferred transaction, concurrently with other
+    /// reads and with the write, and returns its result.
+    ///
+    /// - Throws: ``SerialDBError/Code/writeInReadOnlyBlock`` for a statement that writes;
+    ///   ``SerialDBError/Code/reentrantCall`` from inside a block of this pool; the gate's
+    ///   errors (closed, a failed migration); the block's error.
+    public func read<T>(_ block: (Database) throws -> T) throws -> T {
+        let thread = try checkNotReentrant()
+        let ticket = readers.takeTicket()
+        return try running(on: thread) { try readers.read(ticket: ticket, block) }
+    }
+
+    // MARK: - Writing
+
+    /// Runs `block` on the writer in an IMMEDIATE transaction that commits unless it throws.
+    ///
+    /// - Throws: like ``DatabaseQueue/write(_:)``; ``SerialDBError/Code/reentrantCall`` from
+    ///   inside any block of this pool.
+    public func write<T>(_ block: (Database) throws -> T) throws -> T {
+        let thread = try checkNotReentrant()
+        return try writer.sync { db in try running(on: thread) { try db.writeTransaction(block) } }
+    }
+
+    /// Runs `block` on the writer connection with no transaction, like
+    /// ``DatabaseQueue/inDatabase(_:)``.
+    public func writerDatabase<T>(_ block: (Database) throws -> T) throws -> T {
+        let thread = try checkNotReentrant()
+        return try writer.sync { db in try running(on: thread) { try block(db) } }
+    }
+
+    /// Runs `block` on the writer in a transaction of `kind`, committed or rolled back as the
+    /// block returns, like ``DatabaseQueue/inTransaction(_:_:)``.
+    public func inTransaction(
+        _ kind: TransactionKind = .deferred, _ block: (Database) throws -> TransactionCompletion
+    ) throws {
+        let thread = try checkNotReentrant()
+        try writer.sync { db in try running(on: thread) { try db.inTransaction(kind, block) } }
+    }
+
+    // MARK: - Maintenance
+
+    /// Interrupts the statements running now, on the writer and on every reader.
+    public func interrupt() {
+        writer.interrupt()
+        readers.interruptAll()
+    }
+
+    /// Runs a WAL checkpoint on the writer connection and returns the WAL's size in frames and
+    /// how many were copied into the database.
+    ///
+    /// - Throws: ``DatabaseError``, for example `SQLITE_BUSY` when a `.restart` or `.truncate`
+    ///   checkpoint could not finish because readers still use the WAL.
+    ///   See <https://www.sqlite.org/c3ref/wal_checkpoint_v2.html>.
+    @discardableResult
+    public func checkpoint(_ mode: WALCheckpointMode = .passive) throws -> (walFrames: Int, checkpointedFrames: Int) {
+        try writerDatabase { db in
+            let handle = try db.openHandle()
+            var walFrames: Int32 = 0
+            var checkpointed: Int32 = 0
+            let code = sqlite3_wal_checkpoint_v2(handle, nil, mode.sqliteMode, &walFrames, &checkpointed)
+            guard code == SQLITE_OK else { throw db.error(code: code) }
+            return (Int(walFrames), Int(checkpointed))
+        }
+    }
+
+    /// Waits for the work in line and the running reads, then closes every connection; later
+    /// calls throw ``SerialDBError/Code/closed``.
+    public func close() throws {
+        try checkNotReentrant()
+        try writer.close()
+        readers.close()
+    }
+
+    // MARK: - Reentrancy
+
+    /// Throws ``SerialDBError/Code/reentrantCall`` when the calling thread runs a block of this
+    /// pool (the writer's or a reader's); returns the thread.
+    @discardableResult
+    func checkNotReentrant() throws -> UInt {
+        let thread = ThreadIdentity.current
+        try writer.checkNotReentrant(thread)
+        if activeThreads.withLock({ $0.contains(thread) }) {
+            throw SerialDBError(
+                .reentrantCall,
+                "A DatabasePool method was called from inside a block of the same pool (\(configuration.label ?? path)); "
+                    + "it could wait for itself. Use the Database the block received.")
+        }
+        return thread
+    }
+
+    /// Runs `body` marked as a block of this pool on `thread`.
+    func running<T>(on thread: UInt, _ body: () throws -> T) throws -> T {
+        activeThreads.withLock { $0.append(thread) }
+        defer {
+            activeThreads.withLock { threads in
+                if let index = threads.lastIndex(of: thread) { threads.remove(at: index) }
+            }
+        }
+        return try body()
+    }
+}

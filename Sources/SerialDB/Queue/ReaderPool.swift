@@ -1,0 +1,203 @@
+import CSQLite
+import Foundation
+
+/// The reader connections of a ``DatabasePool``: opened lazily up to a maximum, each used by one
+/// read at a time, and the read side of the pool's gate.
+///
+/// The gate works by tickets: every read takes a ticket when it is submitted, and an upgrade takes
+/// one too. A read waits while an upgrade with an earlier ticket is pending, and throws the
+/// upgrade's error if it failed, so reads submitted after `startMigration` never see a
+/// half-upgraded schema, while reads submitted before it keep their place.
+///
+/// Safe to share (`@unchecked Sendable`): every stored property is read and written only while
+/// holding `condition`; a reader `Database` is used by the one thread that took it out of `idle`,
+/// until it puts it back.
+final class ReaderPool: @unchecked Sendable {
+    private let condition = NSCondition()
+    private let path: String
+    private let configuration: Configuration
+    private let maximumCount: Int
+    private let label: String
+
+    private var idle: [Database] = []
+    private var openCount = 0
+    private var nextTicket: UInt64 = 0
+    /// Tickets of upgrades submitted and not finished, oldest first.
+    private var pendingUpgrades: [UInt64] = []
+    /// The error of the last upgrade if it failed, and the ticket it was submitted with.
+    private var failedUpgrade: (ticket: UInt64, error: SerialDBError)?
+    private var isClosed = false
+    /// The connection each running async read uses, to interrupt it when its task is cancelled.
+    private var runningReads: [UInt64: ConnectionHandle] = [:]
+
+    init(path: String, configuration: Configuration, maximumCount: Int, label: String) {
+        self.path = path
+        self.configuration = configuration
+        self.maximumCount = max(1, maximumCount)
+        self.label = label
+    }
+
+    /// A place in line, taken when a read or an upgrade is submitted.
+    func takeTicket() -> UInt64 {
+        condition.withLock {
+            nextTicket += 1
+            return nextTicket
+        }
+    }
+
+    // MARK: - The gate
+
+    /// Holds every read submitted from now on until ``upgradeFinished(ticket:error:)``.
+    func upgradeSubmitted() -> UInt64 {
+        condition.withLock {
+            nextTicket += 1
+            pendingUpgrades.append(nextTicket)
+            return nextTicket
+        }
+    }
+
+    /// Releases the reads held by the upgrade `ticket`; with an error, reads submitted after it
+    /// throw that error until a later upgrade succeeds.
+    func upgradeFinished(ticket: UInt64, error: SerialDBError?) {
+        condition.withLock {
+            pendingUpgrades.removeAll { $0 == ticket }
+            if let error {
+                failedUpgrade = (ticket, error)
+            } else if let failed = failedUpgrade, failed.ticket < ticket {
+                failedUpgrade = nil
+            }
+            condition.broadcast()
+        }
+    }
+
+    // MARK: - Reading
+
+    /// Runs `block` on a reader connection, in a deferred transaction with writes refused.
+    ///
+    /// - Parameters:
+    ///   - ticket: the read's place in line, from ``takeTicket()``.
+    ///   - cancellation: for async reads: checked while waiting and before each statement.
+    func read<T>(
+        ticket: UInt64, cancellation: CancellationFlag? = nil, _ block: (Database) throws -> T
+    ) throws -> T {
+        let database = try checkOut(ticket: ticket, cancellation: cancellation)
+        if let cancellation {
+            database.isCancelled = { cancellation.isCancelled }
+        }
+        defer {
+            database.isCancelled = nil
+            checkIn(database, ticket: ticket)
+        }
+        do {
+            return try database.readTransaction(block)
+        } catch {
+            if let cancellation, cancellation.isCancelled { throw CancellationError() }
+            throw error
+        }
+    }
+
+    /// Interrupts the statement of the async read `ticket`, if it is running; wakes it if it waits.
+    func cancel(ticket: UInt64) {
+        condition.withLock {
+            if let connection = runningReads[ticket] {
+                sqlite3_interrupt(connection.pointer)
+            }
+            condition.broadcast()
+        }
+    }
+
+    /// Interrupts every running read.
+    func interruptAll() {
+        condition.withLock {
+            for connection in runningReads.values {
+                sqlite3_interrupt(connection.pointer)
+            }
+        }
+    }
+
+    private func checkOut(ticket: UInt64, cancellation: CancellationFlag?) throws -> Database {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if isClosed { throw closedError() }
+            if cancellation?.isCancelled == true { throw CancellationError() }
+            let heldByUpgrade = pendingUpgrades.first.map { $0 < ticket } ?? false
+            if !heldByUpgrade {
+                if let failed = failedUpgrade, failed.ticket < ticket { throw failed.error }
+                if let database = idle.popLast() {
+                    return register(database, ticket: ticket)
+                }
+                if openCount < maximumCount {
+                    // The slot is taken under the lock; the connection is opened outside it,
+                    // since opening reads the schema and may wait on the file.
+                    openCount += 1
+                    condition.unlock()
+                    let opened = Result { try openReader() }
+                    condition.lock()
+                    switch opened {
+                    case .success(let database):
+                        return register(database, ticket: ticket)
+                    case .failure(let error):
+                        openCount -= 1
+                        condition.broadcast()
+                        throw error
+                    }
+                }
+            }
+            condition.wait()
+        }
+    }
+
+    private func register(_ database: Database, ticket: UInt64) -> Database {
+        if let handle = database.handle {
+            runningReads[ticket] = ConnectionHandle(pointer: handle)
+        }
+        return database
+    }
+
+    private func checkIn(_ database: Database, ticket: UInt64) {
+        // A reader goes back only without a transaction: the next read must get a fresh snapshot.
+        database.rollbackAfterFailure()
+        condition.withLock {
+            runningReads[ticket] = nil
+            if database.isClosed || database.isInsideTransaction || isClosed {
+                // Closed by its block, stuck in a transaction, or the pool closed meanwhile:
+                // never hand it out again.
+                database.close()
+                openCount -= 1
+            } else {
+                idle.append(database)
+            }
+            condition.broadcast()
+        }
+    }
+
+    private func openReader() throws -> Database {
+        var readerConfiguration = configuration
+        // The writer chose the journal mode (WAL); a reader must not try to change it.
+        readerConfiguration.journalMode = nil
+        return try Database(path: path, configuration: readerConfiguration)
+    }
+
+    // MARK: - Closing
+
+    /// Refuses new reads, waits for the running ones, and closes every reader connection.
+    func close() {
+        condition.lock()
+        isClosed = true
+        condition.broadcast()
+        while idle.count < openCount {
+            condition.wait()
+        }
+        for database in idle {
+            database.close()
+        }
+        idle.removeAll()
+        openCount = 0
+        condition.unlock()
+    }
+
+    private func closedError() -> SerialDBError {
+        SerialDBError(.closed, "The pool \(label) is closed. Open a new DatabasePool to use the database.")
+    }
+}
