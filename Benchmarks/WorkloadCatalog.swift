@@ -9,6 +9,8 @@ enum WorkloadCatalog {
         let perThread = 2_000 / divisor
         let roundTrips = 100_000 / divisor
         let bigTable = 1_000_000 / divisor
+        let poolSizes = PoolWorkloads.Sizes(
+            readers: 8, pages: max(1, 400 / divisor), pageRows: 100, tableRows: 10_000, writes: max(1, 1_000 / divisor))
         return [
             Workload(
                 name: "insert_one_tx", operations: rows, expected: .rows(rows, operations: rows), target: 1.15,
@@ -39,6 +41,16 @@ enum WorkloadCatalog {
             Workload(
                 name: "empty_read", operations: roundTrips, expected: .rows(0, operations: roundTrips), target: nil,
                 serialDB: { try SerialDBSide.emptyReads(path: $0, count: roundTrips) },
+                rawC: { try RawCSide.emptyReads(path: $0, count: roundTrips) }),
+            // Reads on 8 threads beside one writer: a pool against a C connection per thread.
+            Workload(
+                name: "concurrent_reads", operations: poolSizes.rowsRead,
+                expected: .rows(poolSizes.tableRows + poolSizes.writes, operations: poolSizes.rowsRead), target: 1.3,
+                serialDB: { try PoolWorkloads.serialDBConcurrentReads(path: $0, sizes: poolSizes) },
+                rawC: { try PoolWorkloads.rawCConcurrentReads(path: $0, sizes: poolSizes) }),
+            Workload(
+                name: "pool_empty_read", operations: roundTrips, expected: .rows(0, operations: roundTrips), target: nil,
+                serialDB: { try PoolWorkloads.serialDBEmptyReads(path: $0, count: roundTrips) },
                 rawC: { try RawCSide.emptyReads(path: $0, count: roundTrips) }),
             Workload(
                 name: "rebuild_1m", operations: bigTable, expected: .rows(bigTable, operations: bigTable), target: 1.2,

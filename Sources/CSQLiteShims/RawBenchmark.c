@@ -351,6 +351,119 @@ int serialdb_raw_contended_writes(sqlite3 *db, int first_id, int threads, int pe
     return atomic_load(&shared.first_error);
 }
 
+/* MARK: - Concurrent reads */
+
+typedef struct raw_reader {
+    const char *path;
+    int index;
+    int pages;
+    int page_rows;
+    int table_rows;
+    long long rows_read;
+    int rc;
+} raw_reader;
+
+/* One reader thread: its own connection, `pages` paged read transactions. */
+static void *concurrent_reader(void *argument) {
+    raw_reader *reader = argument;
+    sqlite3 *db = NULL;
+    sqlite3_stmt *begin = NULL, *select = NULL, *commit = NULL;
+    int rc = serialdb_raw_open(reader->path, &db);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_prepare_v2(db, "BEGIN", -1, &begin, NULL);
+    }
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_prepare_v2(db, "SELECT id, a, b, c FROM t WHERE id > ? ORDER BY id LIMIT ?", -1, &select, NULL);
+    }
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_prepare_v2(db, "COMMIT", -1, &commit, NULL);
+    }
+    char copy[64];
+    volatile long long sink = 0; /* keeps the column reads from being optimized away */
+    for (int k = 0; k < reader->pages && rc == SQLITE_OK; k++) {
+        long long start = ((long long)(reader->index * reader->pages + k) * reader->page_rows) % reader->table_rows;
+        rc = step_done(begin);
+        if (rc == SQLITE_OK) rc = sqlite3_bind_int64(select, 1, start);
+        if (rc == SQLITE_OK) rc = sqlite3_bind_int(select, 2, reader->page_rows);
+        while (rc == SQLITE_OK) {
+            int step = sqlite3_step(select);
+            if (step == SQLITE_DONE) break;
+            if (step != SQLITE_ROW) {
+                rc = step;
+                break;
+            }
+            long long id = sqlite3_column_int64(select, 0);
+            long long a = sqlite3_column_int64(select, 1);
+            const unsigned char *b = sqlite3_column_text(select, 2);
+            int length = sqlite3_column_bytes(select, 2);
+            if (b != NULL) {
+                memcpy(copy, b, (size_t)(length < 63 ? length : 63));
+            }
+            double c = sqlite3_column_double(select, 3);
+            sink += id + a + (long long)c + copy[0];
+            reader->rows_read++;
+        }
+        sqlite3_reset(select);
+        if (rc == SQLITE_OK) {
+            rc = step_done(commit);
+        } else {
+            rollback_if_open(db);
+        }
+    }
+    (void)sink;
+    sqlite3_finalize(begin);
+    sqlite3_finalize(select);
+    sqlite3_finalize(commit);
+    if (db != NULL) {
+        sqlite3_close(db);
+    }
+    reader->rc = rc;
+    return NULL;
+}
+
+int serialdb_raw_concurrent_reads(sqlite3 *db, const char *path, int readers, int pages, int page_rows,
+                                  int table_rows, int first_write_id, int writes, long long *rows_read) {
+    *rows_read = 0;
+    if (readers <= 0 || table_rows <= 0) {
+        return SQLITE_OK;
+    }
+    pthread_t *ids = malloc((size_t)readers * sizeof *ids);
+    raw_reader *states = calloc((size_t)readers, sizeof *states);
+    if (ids == NULL || states == NULL) {
+        free(ids);
+        free(states);
+        return SQLITE_NOMEM;
+    }
+    int started = 0;
+    int rc = SQLITE_OK;
+    for (; started < readers; started++) {
+        states[started] = (raw_reader){path, started, pages, page_rows, table_rows, 0, SQLITE_OK};
+        if (pthread_create(&ids[started], NULL, concurrent_reader, &states[started]) != 0) {
+            rc = SQLITE_ERROR;
+            break;
+        }
+    }
+    if (rc == SQLITE_OK) {
+        raw_write_statements statements;
+        rc = prepare_write_statements(db, &statements);
+        for (int k = 0; k < writes && rc == SQLITE_OK; k++) {
+            rc = step_done(statements.begin);
+            if (rc == SQLITE_OK) rc = insert_row(statements.insert, first_write_id + k);
+            if (rc == SQLITE_OK) rc = step_done(statements.commit);
+            if (rc != SQLITE_OK) rollback_if_open(db);
+        }
+        if (statements.begin != NULL) finalize_write_statements(&statements);
+    }
+    for (int k = 0; k < started; k++) {
+        pthread_join(ids[k], NULL);
+        *rows_read += states[k].rows_read;
+        if (rc == SQLITE_OK) rc = states[k].rc;
+    }
+    free(ids);
+    free(states);
+    return rc;
+}
+
 /* MARK: - Empty transactions */
 
 /* count times: lock; <begin_sql>; COMMIT; unlock. Measures the fixed cost of a

@@ -69,6 +69,19 @@ int serialdb_raw_contended_writes(sqlite3 *db, int first_id, int threads, int pe
 /* count times: lock a mutex; BEGIN IMMEDIATE; COMMIT; unlock. */
 int serialdb_raw_empty_writes(sqlite3 *db, int count);
 
+/*
+ * Reads beside a write, the way a service with a connection per reading thread
+ * works: `readers` pthreads each open their own connection to path (like
+ * serialdb_raw_open) and run `pages` read transactions: BEGIN; SELECT id, a,
+ * b, c FROM t WHERE id > ? ORDER BY id LIMIT page_rows (every column read, b
+ * copied out); COMMIT. Page k of reader r starts after id
+ * ((r * pages + k) * page_rows) % table_rows. Meanwhile the calling thread
+ * inserts `writes` rows with ids first_write_id, ... on db, one transaction
+ * each. *rows_read receives the rows all readers read. Returns the first error.
+ */
+int serialdb_raw_concurrent_reads(sqlite3 *db, const char *path, int readers, int pages, int page_rows,
+                                  int table_rows, int first_write_id, int writes, long long *rows_read);
+
 /* count times: lock a mutex; BEGIN; COMMIT; unlock. A deferred BEGIN takes no
  * lock until a statement reads, so this measures the transaction and locking
  * bookkeeping, not the cost of a read snapshot. */
