@@ -49,7 +49,8 @@ enum WorkloadCatalog {
                 serialDB: { try PoolWorkloads.serialDBConcurrentReads(path: $0, sizes: poolSizes) },
                 rawC: { try PoolWorkloads.rawCConcurrentReads(path: $0, sizes: poolSizes) }),
             Workload(
-                name: "pool_empty_read", operations: roundTrips, expected: .rows(0, operations: roundTrips), target: nil,
+                name: "pool_empty_read", operations: roundTrips, expected: .rows(0, operations: roundTrips),
+                target: nil,
                 serialDB: { try PoolWorkloads.serialDBEmptyReads(path: $0, count: roundTrips) },
                 rawC: { try RawCSide.emptyReads(path: $0, count: roundTrips) }),
             Workload(
