@@ -68,8 +68,15 @@ enum SerialDBSide {
         return try finish(queue, path: path, elapsed: elapsed, operations: operations)
     }
 
-    static func emptyWrites(path: String, count: Int) throws -> SideRun {
-        let queue = try openWithTable(path: path)
+    static func emptyWrites(path: String, count: Int, measured: Bool = false) throws -> SideRun {
+        var configuration = configuration
+        if measured {
+            // Queue health on: slow-block reports (none fire) and statistics, to price them.
+            configuration.slowBlockThreshold = .milliseconds(100)
+            configuration.onSlowBlock = { _ in }
+            configuration.recordsStatistics = true
+        }
+        let queue = try openWithTable(path: path, configuration: configuration)
         var operations = 0
         let elapsed = try ContinuousClock().measure {
             for _ in 0..<count {
@@ -160,8 +167,10 @@ enum SerialDBSide {
 
     private typealias Fields = (Int64, Int64, String, Double)
 
-    private static func openWithTable(path: String) throws -> DatabaseQueue {
-        let queue = try open(path: path)
+    private static func openWithTable(path: String, configuration: Configuration = configuration) throws
+        -> DatabaseQueue
+    {
+        let queue = try open(path: path, configuration: configuration)
         try queue.inDatabase { db in
             try db.execute(sql: "CREATE TABLE IF NOT EXISTS t(id INTEGER PRIMARY KEY, a INTEGER, b TEXT, c REAL)")
         }
@@ -170,7 +179,7 @@ enum SerialDBSide {
 
     /// Opens a queue and checks that the connection really runs with the C side's settings, so
     /// a change of defaults can never make the benchmark compare two different setups.
-    private static func open(path: String) throws -> DatabaseQueue {
+    private static func open(path: String, configuration: Configuration = configuration) throws -> DatabaseQueue {
         let queue = try DatabaseQueue(path: path, configuration: configuration)
         let settings = try queue.inDatabase { db in
             (

@@ -38,6 +38,12 @@ enum WorkloadCatalog {
                 name: "empty_write", operations: roundTrips, expected: .rows(0, operations: roundTrips), target: 1.3,
                 serialDB: { try SerialDBSide.emptyWrites(path: $0, count: roundTrips) },
                 rawC: { try RawCSide.emptyWrites(path: $0, count: roundTrips) }),
+            // The same with slow-block reports and statistics on: their price (goal: < 2 % more).
+            Workload(
+                name: "empty_write_health", operations: roundTrips, expected: .rows(0, operations: roundTrips),
+                target: nil,
+                serialDB: { try SerialDBSide.emptyWrites(path: $0, count: roundTrips, measured: true) },
+                rawC: { try RawCSide.emptyWrites(path: $0, count: roundTrips) }),
             Workload(
                 name: "empty_read", operations: roundTrips, expected: .rows(0, operations: roundTrips), target: nil,
                 serialDB: { try SerialDBSide.emptyReads(path: $0, count: roundTrips) },

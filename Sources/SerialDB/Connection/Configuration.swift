@@ -66,6 +66,16 @@ public struct Configuration: Sendable {
     /// values only when ``publicStatementArguments`` is true. Called on the queue's thread:
     /// keep it fast. See <https://www.sqlite.org/c3ref/trace_v2.html>.
     public var trace: (@Sendable (String) -> Void)?
+    /// A queue or pool block that waits or runs longer than this is reported to
+    /// ``onSlowBlock``. Default: `nil`, which measures nothing.
+    public var slowBlockThreshold: Duration?
+    /// Receives a ``SlowBlockReport`` for each block over ``slowBlockThreshold``: where it was
+    /// called from, how long it waited for the queue and how long it ran. Called on the thread
+    /// that ran the block, after it ran: keep it fast (log, count).
+    public var onSlowBlock: (@Sendable (SlowBlockReport) -> Void)?
+    /// Whether the queue or pool keeps wait and run time statistics for ``DatabaseQueue/statistics()``.
+    /// Default: `false`. It reads the clock three times a block (tens of nanoseconds).
+    public var recordsStatistics = false
 
     /// The default configuration.
     public init() {}

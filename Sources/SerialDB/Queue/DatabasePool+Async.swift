@@ -6,50 +6,76 @@ import Dispatch
 
 extension DatabasePool {
     /// Async twin of ``read(_:)``: the read runs on a reader connection off the caller's thread.
-    public func read<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    public func read<T: Sendable>(
+        file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
+        _ block: @escaping @Sendable (Database) throws -> T
+    ) async throws -> T {
         try checkNotReentrant()
         try Task.checkCancellation()
         let ticket = readers.takeTicket()
         let cancellation = CancellationFlag()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                DispatchQueue.global().async {
-                    continuation.resume(
-                        with: Result {
-                            try self.running(on: ThreadIdentity.current) {
-                                try self.readers.read(ticket: ticket, cancellation: cancellation, block)
-                            }
-                        })
+        return try await measured(CallSite(file: file, line: line, function: function)) { started in
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                    DispatchQueue.global().async {
+                        continuation.resume(
+                            with: Result {
+                                try self.running(on: ThreadIdentity.current) {
+                                    try self.readers.read(ticket: ticket, cancellation: cancellation) { db in
+                                        started()
+                                        return try block(db)
+                                    }
+                                }
+                            })
+                    }
                 }
+            } onCancel: {
+                cancellation.cancel()
+                readers.cancel(ticket: ticket)
             }
-        } onCancel: {
-            cancellation.cancel()
-            readers.cancel(ticket: ticket)
         }
     }
 
     /// Async twin of ``write(_:)``.
-    public func write<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    public func write<T: Sendable>(
+        file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
+        _ block: @escaping @Sendable (Database) throws -> T
+    ) async throws -> T {
         try checkNotReentrant()
-        return try await writer.async { db in
-            try self.running(on: ThreadIdentity.current) { try db.writeTransaction(block) }
+        return try await measured(CallSite(file: file, line: line, function: function)) { started in
+            try await writer.async { db in
+                started()
+                return try self.running(on: ThreadIdentity.current) { try db.writeTransaction(block) }
+            }
         }
     }
 
     /// Async twin of ``writerDatabase(_:)``.
-    public func writerDatabase<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    public func writerDatabase<T: Sendable>(
+        file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
+        _ block: @escaping @Sendable (Database) throws -> T
+    ) async throws -> T {
         try checkNotReentrant()
-        return try await writer.async { db in try self.running(on: ThreadIdentity.current) { try block(db) } }
+        return try await measured(CallSite(file: file, line: line, function: function)) { started in
+            try await writer.async { db in
+                started()
+                return try self.running(on: ThreadIdentity.current) { try block(db) }
+            }
+        }
     }
 
     /// Async twin of ``inTransaction(_:_:)``.
     public func inTransaction(
+        file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
         _ kind: TransactionKind = .deferred,
         _ block: @escaping @Sendable (Database) throws -> TransactionCompletion
     ) async throws {
         try checkNotReentrant()
-        try await writer.async { db in
-            try self.running(on: ThreadIdentity.current) { try db.inTransaction(kind, block) }
+        try await measured(CallSite(file: file, line: line, function: function)) { started in
+            try await writer.async { db in
+                started()
+                try self.running(on: ThreadIdentity.current) { try db.inTransaction(kind, block) }
+            }
         }
     }
 

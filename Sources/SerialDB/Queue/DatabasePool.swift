@@ -37,6 +37,8 @@ public final class DatabasePool: Sendable {
     public let maximumReaderCount: Int
     let writer: Serializer
     let readers: ReaderPool
+    /// Measures blocks when the configuration asks for slow-block reports or statistics.
+    let health: QueueHealth?
     /// Threads running a block of this pool now, to refuse any pool call made from one.
     private let activeThreads = LockedValue<[UInt]>([])
 
@@ -66,6 +68,7 @@ public final class DatabasePool: Sendable {
         self.maximumReaderCount = max(1, maximumReaderCount)
         let label = configuration.label ?? path
         writer = Serializer(database: try Database(path: path, configuration: configuration), label: label)
+        health = QueueHealth.make(configuration, label: label)
         readers = ReaderPool(
             path: path, configuration: configuration, maximumCount: self.maximumReaderCount, label: label)
     }
@@ -78,10 +81,20 @@ public final class DatabasePool: Sendable {
     /// - Throws: ``SerialDBError/Code/writeInReadOnlyBlock`` for a statement that writes;
     ///   ``SerialDBError/Code/reentrantCall`` from inside a block of this pool; the gate's
     ///   errors (closed, a failed migration); the block's error.
-    public func read<T>(_ block: (Database) throws -> T) throws -> T {
+    public func read<T>(
+        file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
+        _ block: (Database) throws -> T
+    ) throws -> T {
         let thread = try checkNotReentrant()
         let ticket = readers.takeTicket()
-        return try running(on: thread) { try readers.read(ticket: ticket, block) }
+        return try measured(CallSite(file: file, line: line, function: function)) { started in
+            try running(on: thread) {
+                try readers.read(ticket: ticket) { db in
+                    started()
+                    return try block(db)
+                }
+            }
+        }
     }
 
     // MARK: - Writing
@@ -90,25 +103,47 @@ public final class DatabasePool: Sendable {
     ///
     /// - Throws: like ``DatabaseQueue/write(_:)``; ``SerialDBError/Code/reentrantCall`` from
     ///   inside any block of this pool.
-    public func write<T>(_ block: (Database) throws -> T) throws -> T {
+    public func write<T>(
+        file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
+        _ block: (Database) throws -> T
+    ) throws -> T {
         let thread = try checkNotReentrant()
-        return try writer.sync { db in try running(on: thread) { try db.writeTransaction(block) } }
+        return try measured(CallSite(file: file, line: line, function: function)) { started in
+            try writer.sync { db in
+                started()
+                return try running(on: thread) { try db.writeTransaction(block) }
+            }
+        }
     }
 
     /// Runs `block` on the writer connection with no transaction, like
     /// ``DatabaseQueue/inDatabase(_:)``.
-    public func writerDatabase<T>(_ block: (Database) throws -> T) throws -> T {
+    public func writerDatabase<T>(
+        file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
+        _ block: (Database) throws -> T
+    ) throws -> T {
         let thread = try checkNotReentrant()
-        return try writer.sync { db in try running(on: thread) { try block(db) } }
+        return try measured(CallSite(file: file, line: line, function: function)) { started in
+            try writer.sync { db in
+                started()
+                return try running(on: thread) { try block(db) }
+            }
+        }
     }
 
     /// Runs `block` on the writer in a transaction of `kind`, committed or rolled back as the
     /// block returns, like ``DatabaseQueue/inTransaction(_:_:)``.
     public func inTransaction(
+        file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
         _ kind: TransactionKind = .deferred, _ block: (Database) throws -> TransactionCompletion
     ) throws {
         let thread = try checkNotReentrant()
-        try writer.sync { db in try running(on: thread) { try db.inTransaction(kind, block) } }
+        try measured(CallSite(file: file, line: line, function: function)) { started in
+            try writer.sync { db in
+                started()
+                try running(on: thread) { try db.inTransaction(kind, block) }
+            }
+        }
     }
 
     // MARK: - Maintenance
@@ -143,6 +178,26 @@ public final class DatabasePool: Sendable {
         try checkNotReentrant()
         try writer.close()
         readers.close()
+    }
+
+    /// Blocks run (reads and writes), and their wait and run time percentiles, since the pool
+    /// opened; `nil` unless ``Configuration/recordsStatistics`` is set.
+    public func statistics() -> QueueStatistics? {
+        health?.statistics()
+    }
+
+    /// Runs `body`, measured when the configuration asks for it.
+    func measured<T>(_ site: CallSite, _ body: (_ started: @escaping @Sendable () -> Void) throws -> T) throws -> T {
+        guard let health else { return try body {} }
+        return try health.measure(site, body)
+    }
+
+    /// Async twin of ``measured(_:_:)``.
+    func measured<T>(
+        _ site: CallSite, _ body: (_ started: @escaping @Sendable () -> Void) async throws -> T
+    ) async throws -> T {
+        guard let health else { return try await body {} }
+        return try await health.measure(site, body)
     }
 
     // MARK: - Reentrancy

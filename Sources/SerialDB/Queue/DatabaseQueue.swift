@@ -26,6 +26,8 @@ public final class DatabaseQueue: Sendable {
     /// The configuration the connection was opened with.
     public let configuration: Configuration
     let serializer: Serializer
+    /// Measures blocks when the configuration asks for slow-block reports or statistics.
+    let health: QueueHealth?
 
     /// Opens (creating if needed) a database file.
     ///
@@ -40,6 +42,7 @@ public final class DatabaseQueue: Sendable {
         self.configuration = configuration
         let database = try Database(path: path, configuration: configuration)
         serializer = Serializer(database: database, label: configuration.label ?? path)
+        health = QueueHealth.make(configuration, label: configuration.label ?? path)
     }
 
     /// Opens a private in-memory database, gone when the queue is.
@@ -54,8 +57,11 @@ public final class DatabaseQueue: Sendable {
     ///
     /// - Throws: the block's error; ``SerialDBError`` when called reentrantly, after
     ///   `close()`, or after a failed migration.
-    public func inDatabase<T>(_ block: (Database) throws -> T) throws -> T {
-        try serializer.sync(block)
+    public func inDatabase<T>(
+        file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
+        _ block: (Database) throws -> T
+    ) throws -> T {
+        try run(CallSite(file: file, line: line, function: function), block)
     }
 
     /// Runs `block` in a transaction of the given kind; commits on `.commit`, rolls back on
@@ -70,28 +76,38 @@ public final class DatabaseQueue: Sendable {
     ///
     /// See <https://www.sqlite.org/lang_transaction.html>.
     public func inTransaction(
+        file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
         _ kind: TransactionKind = .deferred,
         _ block: (Database) throws -> TransactionCompletion
     ) throws {
-        try serializer.sync { db in try db.inTransaction(kind, block) }
+        try run(CallSite(file: file, line: line, function: function)) { db in try db.inTransaction(kind, block) }
     }
 
     /// Runs `block` inside a savepoint (outside a transaction, it acts as one).
     /// See <https://www.sqlite.org/lang_savepoint.html>.
-    public func inSavepoint(_ block: (Database) throws -> TransactionCompletion) throws {
-        try serializer.sync { db in try db.inSavepoint(block) }
+    public func inSavepoint(
+        file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
+        _ block: (Database) throws -> TransactionCompletion
+    ) throws {
+        try run(CallSite(file: file, line: line, function: function)) { db in try db.inSavepoint(block) }
     }
 
     /// Runs `block` in a deferred transaction where writes are refused: any statement that
     /// would write throws ``SerialDBError/Code/writeInReadOnlyBlock`` before it runs. The
     /// transaction gives the block one consistent snapshot.
-    public func read<T>(_ block: (Database) throws -> T) throws -> T {
-        try serializer.sync { db in try db.readTransaction(block) }
+    public func read<T>(
+        file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
+        _ block: (Database) throws -> T
+    ) throws -> T {
+        try run(CallSite(file: file, line: line, function: function)) { db in try db.readTransaction(block) }
     }
 
     /// Runs `block` in an immediate transaction that commits unless the block throws.
-    public func write<T>(_ block: (Database) throws -> T) throws -> T {
-        try serializer.sync { db in try db.writeTransaction(block) }
+    public func write<T>(
+        file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
+        _ block: (Database) throws -> T
+    ) throws -> T {
+        try run(CallSite(file: file, line: line, function: function)) { db in try db.writeTransaction(block) }
     }
 
     /// Makes the statement running now fail with `SQLITE_INTERRUPT`. Safe from any thread.
@@ -106,5 +122,22 @@ public final class DatabaseQueue: Sendable {
     /// - Throws: ``SerialDBError/Code/reentrantCall`` from inside a block of this queue.
     public func close() throws {
         try serializer.close()
+    }
+
+    /// Blocks run, and their wait and run time percentiles, since the queue opened; `nil` unless
+    /// ``Configuration/recordsStatistics`` is set.
+    public func statistics() -> QueueStatistics? {
+        health?.statistics()
+    }
+
+    /// Runs `block` through the serializer, measured when the configuration asks for it.
+    private func run<T>(_ site: CallSite, _ block: (Database) throws -> T) throws -> T {
+        guard let health else { return try serializer.sync(block) }
+        return try health.measure(site) { started in
+            try serializer.sync { db in
+                started()
+                return try block(db)
+            }
+        }
     }
 }
