@@ -8,6 +8,8 @@ struct ScenarioSettings: Sendable {
     var maxFaults: Int
     var seed: UInt64
     var brokenWriter: BrokenWriterMode?
+    /// Writers write through a `DatabasePool`, with reader threads beside them (migrate-under-load).
+    var usesPool = false
 
     /// Thread writers plus task writers: the size of the seed-row partition.
     var writerCount: Int { writers + tasks }

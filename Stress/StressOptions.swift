@@ -13,6 +13,7 @@ struct StressOptions: Sendable {
     var jsonPath: String?
     var svgPath: String?
     var brokenWriter: BrokenWriterMode?
+    var usesPool = false
     var showsHelp = false
 
     /// Parses the arguments after the program name.
@@ -54,6 +55,7 @@ struct StressOptions: Sendable {
                 options.seed = seed
                 options.seedWasGiven = true
             case "--quick": options.quick = true
+            case "--pool": options.usesPool = true
             case "--json": options.jsonPath = try value()
             case "--svg": options.svgPath = try value()
             case "--broken-writer":
@@ -102,6 +104,6 @@ struct StressOptions: Sendable {
             kills: kills ?? (quick ? 20 : 50),
             maxFaults: maxFaults ?? (quick ? 24 : 40),
             seed: seed,
-            brokenWriter: brokenWriter)
+            brokenWriter: brokenWriter, usesPool: usesPool)
     }
 }

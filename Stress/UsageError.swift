@@ -30,6 +30,8 @@ struct UsageError: Error, CustomStringConvertible {
           --kills N        child processes to kill in crash (default 50)
           --max-faults N   fault runs in faults; sampled when the upgrade does more I/O (default 40)
           --seed N         the seed of every random choice (default: random, printed)
+          --pool           migrate-under-load through a DatabasePool, with 2 reader threads checking
+                           that every read sees the schema of a committed step
           --quick          short CI profile: small tables, 4 writers, 2 s of load, 20 kills, 24 faults
           --json FILE      write the figures and verdicts as JSON
           --svg FILE       draw write latency over time as SVG, upgrade shaded (migrate-under-load)

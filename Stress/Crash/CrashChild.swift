@@ -50,7 +50,7 @@ enum CrashChild {
                 budget: Writer.Budget(), broken: broken)
             try queue.write { db in try ItemTable.registerAuthors(db, pool.authors) }
             let clock = RunClock()
-            pool.start(queue: queue, control: control, clock: clock)
+            pool.start(target: .queue(queue), control: control, clock: clock)
             output.line("phase load")
             Thread.sleep(forTimeInterval: warmup)
             output.line("phase migrating")

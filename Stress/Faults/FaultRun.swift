@@ -48,7 +48,7 @@ struct FaultRun {
         let clock = RunClock()
         // Whatever happens, no fault stays armed for the next run.
         defer { serialdb_faults_disarm() }
-        pool.start(queue: queue, control: control, clock: clock)
+        pool.start(target: .queue(queue), control: control, clock: clock)
         do {
             while control.pausedWriterCount < settings.writerCount {
                 guard clock.now < 60 else { throw StressError("the writers did not reach the upgrade within 60 s") }

@@ -39,6 +39,11 @@ struct ScenarioMetrics: Codable, Sendable {
     var upgradeSyncs: Int?
     /// Writes held by an upgrade that failed, refused with `migrationFailed`, as they must be.
     var refusedWrites: Int?
+    /// Reads through the pool (`--pool`), those that saw a schema of no committed step, and
+    /// those submitted after the upgrade started that saw an older step.
+    var poolReads: Int?
+    var readsInconsistent: Int?
+    var readsSawOldSchema: Int?
 
     /// Copies the checker's counts.
     mutating func record(_ verification: Verification) {

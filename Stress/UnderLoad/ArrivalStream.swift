@@ -24,13 +24,13 @@ final class ArrivalStream: Sendable {
     }
 
     /// Starts submitting on a thread of its own; stops when the control says stop.
-    func start(queue: DatabaseQueue, control: LoadControl, clock: RunClock) {
+    func start(target: LoadTarget, control: LoadControl, clock: RunClock) {
         Thread { [self] in
             var seq = 0
             var next = clock.now
             while !control.isStopped {
                 seq += 1
-                submit(seq, queue: queue, control: control, clock: clock)
+                submit(seq, target: target, control: control, clock: clock)
                 next += interval
                 Thread.sleep(forTimeInterval: max(0, next - clock.now))
             }
@@ -44,7 +44,7 @@ final class ArrivalStream: Sendable {
         group.wait()
     }
 
-    private func submit(_ seq: Int, queue: DatabaseQueue, control: LoadControl, clock: RunClock) {
+    private func submit(_ seq: Int, target: LoadTarget, control: LoadControl, clock: RunClock) {
         let operation = WriteOperation(
             id: OperationID(author: author, seq: seq), kind: .insert, target: RowKey(author: author, seq: seq))
         let newSchema = control.hasUpgradeStarted
@@ -52,7 +52,8 @@ final class ArrivalStream: Sendable {
         group.enter()
         Task.detached { [self] in
             do {
-                let steps = try await queue.write { db in try ItemTable.perform(operation, newSchema: newSchema, in: db)
+                let steps = try await target.write { db in
+                    try ItemTable.perform(operation, newSchema: newSchema, in: db)
                 }
                 sink.acknowledged(
                     Acknowledgement(

@@ -4,7 +4,7 @@ import SerialDB
 
 /// The main job: writer threads and async tasks insert and update rows through one queue while
 /// `startMigration` rebuilds their table, then the file is checked against every acknowledged
-/// write.
+/// write. With `--pool` they write through a `DatabasePool`, and reader threads read beside them.
 struct MigrateUnderLoadScenario {
     /// Rate of the open-loop inserts (``ArrivalStream``) besides the writers.
     static let arrivalsPerSecond = 500
@@ -25,7 +25,10 @@ struct MigrateUnderLoadScenario {
         let populateSeconds = try DatabaseFiles.createSeeded(at: path, rows: settings.rows)
 
         let clock = RunClock()
-        let queue = try DatabaseQueue(path: path)
+        let expected = try ExpectedSchemas()
+        let target: LoadTarget =
+            settings.usesPool ? .pool(try DatabasePool(path: path)) : .queue(try DatabaseQueue(path: path))
+        let readers = PoolReaders(threads: 2, expected: expected)
         let pool = WriterPool(
             generation: 0, threads: settings.writers, tasks: settings.tasks, seedRows: settings.rows,
             seed: settings.seed, sink: log, budget: Writer.Budget(), broken: settings.brokenWriter)
@@ -33,16 +36,19 @@ struct MigrateUnderLoadScenario {
         let arrivals = ArrivalStream(
             author: WriteOperation.author(generation: 0, index: settings.writerCount),
             perSecond: Self.arrivalsPerSecond, sink: log)
-        try queue.write { db in try ItemTable.registerAuthors(db, pool.authors + [arrivals.author]) }
+        try target.write { db in try ItemTable.registerAuthors(db, pool.authors + [arrivals.author]) }
 
         let loadStart = clock.now
-        pool.start(queue: queue, control: control, clock: clock)
-        arrivals.start(queue: queue, control: control, clock: clock)
+        pool.start(target: target, control: control, clock: clock)
+        arrivals.start(target: target, control: control, clock: clock)
+        if case .pool(let databasePool) = target {
+            readers.start(pool: databasePool, control: control)
+        }
         liveProgress.update("load before the upgrade")
         Thread.sleep(forTimeInterval: settings.duration / 2)
         let timeline = UpgradeTimeline(clock: clock)
         let upgradeRequested = clock.now
-        let handle = queue.startMigration(UpgradePlan().migrator()) { timeline.record($0) }
+        let handle = target.startMigration(UpgradePlan().migrator()) { timeline.record($0) }
         control.markUpgradeStarted()
         liveProgress.update("upgrade running: writes held")
         var migrationError: (any Error)?
@@ -57,17 +63,17 @@ struct MigrateUnderLoadScenario {
         control.stop()
         pool.join()
         arrivals.join()
+        let readOutcome = settings.usesPool ? readers.join() : nil
         let loadEnd = clock.now
-        try queue.close()
+        try target.close()
         liveProgress.update("checking the file")
         let inspection = try DatabaseInspection.inspect(path: path)
-        let expected = try ExpectedSchemas()
 
         return UnderLoadOutcome(
             settings: settings, populateSeconds: populateSeconds, loadStart: loadStart,
             upgradeRequested: upgradeRequested, upgradeFinished: upgradeFinished, loadEnd: loadEnd,
             migrationError: migrationError, timeline: timeline, acknowledgements: log.allAcknowledgements,
-            failures: log.allFailures, inspection: inspection, expected: expected
+            failures: log.allFailures, inspection: inspection, expected: expected, reads: readOutcome
         ).report()
     }
 }

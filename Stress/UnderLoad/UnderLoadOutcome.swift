@@ -18,6 +18,8 @@ struct UnderLoadOutcome {
     let failures: [WriteFailure]
     let inspection: DatabaseInspection
     let expected: ExpectedSchemas
+    /// What the reader threads saw (`--pool` only).
+    let reads: PoolReaders.Outcome?
 
     func report() -> ScenarioReport {
         var report = ScenarioReport(scenario: .migrateUnderLoad)
@@ -88,6 +90,23 @@ struct UnderLoadOutcome {
         report.check(
             "writes finished before the upgrade saw the old schema", earlyWrong.isEmpty,
             "\(earlyWrong.count) of \(early.count) saw another step")
+        if let reads {
+            report.metrics.poolReads = reads.reads
+            report.metrics.readsInconsistent = reads.inconsistent
+            report.metrics.readsSawOldSchema = reads.sawOldSchema
+            report.figures.append(
+                "pool reads: \(reads.reads) (\(reads.submittedDuringUpgrade) submitted after the upgrade started), "
+                    + "\(reads.errors.count) failed")
+            for error in reads.errors.prefix(3) { report.figures.append("read error: \(error)") }
+            report.check(
+                "every read saw exactly the schema of a committed step", reads.reads > 0 && reads.inconsistent == 0,
+                "\(reads.inconsistent) of \(reads.reads) reads saw a schema of no committed step")
+            report.check(
+                "reads submitted after the upgrade started saw the new schema",
+                reads.submittedDuringUpgrade > 0 && reads.sawOldSchema == 0 && reads.errors.isEmpty,
+                "\(reads.sawOldSchema) of \(reads.submittedDuringUpgrade) saw an older step; \(reads.errors.count) failed"
+            )
+        }
         return report
     }
 

@@ -34,7 +34,7 @@ final class Writer: Sendable {
 
     /// The loop of a writer thread. Synchronous on purpose: `queue.write` here is the blocking
     /// overload, the one threads use.
-    func runOnThread(queue: DatabaseQueue, control: LoadControl, clock: RunClock) {
+    func runOnThread(target: LoadTarget, control: LoadControl, clock: RunClock) {
         var done = 0
         while !isFinished(done, control) {
             if done == budget.pauseAfter {
@@ -45,7 +45,7 @@ final class Writer: Sendable {
             let newSchema = control.hasUpgradeStarted
             let submitted = clock.now
             do {
-                let steps = try writeBlocking(operation, newSchema: newSchema, queue: queue)
+                let steps = try writeBlocking(operation, newSchema: newSchema, target: target)
                 if broken == .forgetAcknowledgement && broken?.applies(toWriter: index, operation) == true {
                     sink.failed(
                         WriteFailure(
@@ -64,7 +64,7 @@ final class Writer: Sendable {
     }
 
     /// The loop of a writer task: the same as a thread's, through the async overloads.
-    func runAsTask(queue: DatabaseQueue, control: LoadControl, clock: RunClock) async {
+    func runAsTask(target: LoadTarget, control: LoadControl, clock: RunClock) async {
         var done = 0
         while !isFinished(done, control) {
             if done == budget.pauseAfter {
@@ -75,7 +75,7 @@ final class Writer: Sendable {
             let newSchema = control.hasUpgradeStarted
             let submitted = clock.now
             do {
-                let steps = try await queue.write { db in
+                let steps = try await target.write { db in
                     try ItemTable.perform(operation, newSchema: newSchema, in: db)
                 }
                 report(operation, steps: steps, newSchema: newSchema, submitted: submitted, clock: clock)
@@ -101,22 +101,22 @@ final class Writer: Sendable {
                 returned: returned))
     }
 
-    private func writeBlocking(_ operation: WriteOperation, newSchema: Bool, queue: DatabaseQueue) throws -> Int {
+    private func writeBlocking(_ operation: WriteOperation, newSchema: Bool, target: LoadTarget) throws -> Int {
         guard let broken, broken.applies(toWriter: index, operation) else {
-            return try queue.write { db in try ItemTable.perform(operation, newSchema: newSchema, in: db) }
+            return try target.write { db in try ItemTable.perform(operation, newSchema: newSchema, in: db) }
         }
         switch broken {
         case .forgetAcknowledgement:
-            return try queue.write { db in try ItemTable.perform(operation, newSchema: newSchema, in: db) }
+            return try target.write { db in try ItemTable.perform(operation, newSchema: newSchema, in: db) }
         case .skipCommit:
             var steps = 0
-            try queue.inTransaction(.immediate) { db in
+            try target.inTransaction(.immediate) { db in
                 steps = try ItemTable.perform(operation, newSchema: newSchema, in: db)
                 return .rollback
             }
             return steps
         case .duplicate:
-            return try queue.write { db in try ItemTable.perform(operation, newSchema: newSchema, times: 2, in: db) }
+            return try target.write { db in try ItemTable.perform(operation, newSchema: newSchema, times: 2, in: db) }
         }
     }
 }

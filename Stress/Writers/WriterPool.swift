@@ -30,18 +30,18 @@ final class WriterPool: Sendable {
     var authors: [Int] { (threadWriters + taskWriters).map(\.author) }
 
     /// Starts every writer; returns at once.
-    func start(queue: DatabaseQueue, control: LoadControl, clock: RunClock) {
+    func start(target: LoadTarget, control: LoadControl, clock: RunClock) {
         for writer in threadWriters {
             group.enter()
             Thread { [group] in
-                writer.runOnThread(queue: queue, control: control, clock: clock)
+                writer.runOnThread(target: target, control: control, clock: clock)
                 group.leave()
             }.start()
         }
         for writer in taskWriters {
             group.enter()
             Task.detached { [group] in
-                await writer.runAsTask(queue: queue, control: control, clock: clock)
+                await writer.runAsTask(target: target, control: control, clock: clock)
                 group.leave()
             }
         }

@@ -23,6 +23,17 @@ import Testing
         #expect((scenario["writes_blocked_by_upgrade"] as? Int ?? 0) > 0)
     }
 
+    @Test func aPoolRunReadsBesideTheWritesAndEveryReadSeesACommittedSchema() throws {
+        let run = try StressRun(["migrate-under-load", "--pool"] + Self.tinyProfile)
+        #expect(run.status == 0, "\(run.output)")
+        let scenario = try #require(run.scenarios.first, "\(run.output)")
+        #expect(scenario["ok"] as? Bool == true)
+        #expect(scenario["lost"] as? Int == 0)
+        #expect((scenario["pool_reads"] as? Int ?? 0) > 0)
+        #expect(scenario["reads_inconsistent"] as? Int == 0)
+        #expect(scenario["reads_saw_old_schema"] as? Int == 0)
+    }
+
     @Test func aWriterThatAcknowledgesRolledBackWritesFailsTheRunWithLostWrites() throws {
         let run = try StressRun(["migrate-under-load"] + Self.tinyProfile + ["--broken-writer", "skip-commit"])
         #expect(run.status != 0, "\(run.output)")
