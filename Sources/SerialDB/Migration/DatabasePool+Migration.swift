@@ -1,7 +1,7 @@
 extension DatabasePool {
     /// Applies the migrator's pending steps on the writer and blocks until done. Reads and writes
     /// submitted while it runs wait for it; if it fails, both refuse work until a migration
-    /// succeeds. See ``DatabaseQueue/migrate(_:progress:)``.
+    /// succeeds. See `DatabaseQueue/migrate(_:progress:)`.
     ///
     /// - Throws: the migrator's error; ``SerialDBError/Code/reentrantCall`` from inside a block
     ///   of this pool.

@@ -5,7 +5,7 @@ import Dispatch
 // statement of one that has; either way the call throws `CancellationError`.
 
 extension DatabasePool {
-    /// Async twin of ``read(_:)``: the read runs on a reader connection off the caller's thread.
+    /// Async twin of `read(_:)`: the read runs on a reader connection off the caller's thread.
     public func read<T: Sendable>(
         file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
         _ block: @escaping @Sendable (Database) throws -> T
@@ -36,7 +36,7 @@ extension DatabasePool {
         }
     }
 
-    /// Async twin of ``write(_:)``.
+    /// Async twin of `write(_:)`.
     public func write<T: Sendable>(
         file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
         _ block: @escaping @Sendable (Database) throws -> T
@@ -50,7 +50,7 @@ extension DatabasePool {
         }
     }
 
-    /// Async twin of ``writerDatabase(_:)``.
+    /// Async twin of `writerDatabase(_:)`.
     public func writerDatabase<T: Sendable>(
         file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
         _ block: @escaping @Sendable (Database) throws -> T
@@ -64,7 +64,7 @@ extension DatabasePool {
         }
     }
 
-    /// Async twin of ``inTransaction(_:_:)``.
+    /// Async twin of `inTransaction(_:_:)`.
     public func inTransaction(
         file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
         _ kind: TransactionKind = .deferred,

@@ -101,7 +101,7 @@ public final class DatabasePool: Sendable {
 
     /// Runs `block` on the writer in an IMMEDIATE transaction that commits unless it throws.
     ///
-    /// - Throws: like ``DatabaseQueue/write(_:)``; ``SerialDBError/Code/reentrantCall`` from
+    /// - Throws: like `DatabaseQueue/write(_:)`; ``SerialDBError/Code/reentrantCall`` from
     ///   inside any block of this pool.
     public func write<T>(
         file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
@@ -117,7 +117,7 @@ public final class DatabasePool: Sendable {
     }
 
     /// Runs `block` on the writer connection with no transaction, like
-    /// ``DatabaseQueue/inDatabase(_:)``.
+    /// `DatabaseQueue/inDatabase(_:)`.
     public func writerDatabase<T>(
         file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
         _ block: (Database) throws -> T
@@ -132,7 +132,7 @@ public final class DatabasePool: Sendable {
     }
 
     /// Runs `block` on the writer in a transaction of `kind`, committed or rolled back as the
-    /// block returns, like ``DatabaseQueue/inTransaction(_:_:)``.
+    /// block returns, like `DatabaseQueue/inTransaction(_:_:)`.
     public func inTransaction(
         file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
         _ kind: TransactionKind = .deferred, _ block: (Database) throws -> TransactionCompletion
