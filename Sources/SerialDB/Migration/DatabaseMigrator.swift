@@ -169,6 +169,7 @@ public struct DatabaseMigrator: Sendable {
             if applied.contains(step.identifier) { return }
             try step.body(db)
             guard db.isInsideTransaction else {
+                if db.transactionWasAbortedBySQLite { throw db.transactionEndedError(refusing: nil) }
                 throw SerialDBError(
                     .invalidMigrator,
                     "Migration \"\(step.identifier)\" ended the step's transaction itself, so it cannot be atomic. "
