@@ -101,6 +101,10 @@ public struct DatabaseMigrator: Sendable {
     }
 
     /// Applies the steps up to and including `identifier`.
+    ///
+    /// - Throws: like ``migrate(_:)``, and ``SerialDBError/Code/invalidMigrator`` for an
+    ///   unknown identifier, or a database already past it (the message names the step the
+    ///   database is at; migrations never go back).
     public func migrate(_ db: Database, upTo identifier: String) throws {
         try migrate(db, upTo: identifier, progress: nil)
     }
@@ -127,6 +131,9 @@ public struct DatabaseMigrator: Sendable {
         }
 
         let appliedAtStart = Set(applied)
+        if let target {
+            try checkNotPast(target, applied: appliedAtStart)
+        }
         let pending = wanted.filter { !appliedAtStart.contains($0.identifier) }
         var lastCommitted = steps.last { appliedAtStart.contains($0.identifier) }?.identifier
         for (index, step) in pending.enumerated() {
@@ -177,6 +184,20 @@ public struct DatabaseMigrator: Sendable {
             }
             try record(step.identifier, in: db)
         }
+    }
+
+    /// `migrate(upTo:)` never goes back: a database already past the target is refused,
+    /// naming the step it is at, rather than left as it is while the caller expects the target.
+    private func checkNotPast(_ target: String, applied: Set<String>) throws {
+        guard let targetIndex = steps.firstIndex(where: { $0.identifier == target }),
+            let current = steps.lastIndex(where: { applied.contains($0.identifier) }),
+            current > targetIndex
+        else { return }
+        throw SerialDBError(
+            .invalidMigrator,
+            "The database is already at step \"\(steps[current].identifier)\", past \"\(target)\": migrations "
+                + "never go back, so migrate(upTo: \"\(target)\") cannot bring it there. Nothing was changed. "
+                + "Migrate up to \"\(steps[current].identifier)\" or a later step.")
     }
 
     private func checkNoUnknownMigrations(_ applied: [String]) throws {
