@@ -67,7 +67,11 @@ public struct DatabaseMigrator: Sendable {
     ///
     /// ```swift
     /// migrator.adoptLegacyVersion(.table("t_info", column: "version"))
+    /// migrator.adoptLegacyVersion(.custom { db in try myOwnVersionReading(db) })
     /// ```
+    ///
+    /// A marker above the number of registered steps is refused with
+    /// ``SerialDBError/Code/unknownMigrations`` (the database was written by a newer app).
     public mutating func adoptLegacyVersion(_ source: LegacyVersion) {
         legacyVersion = source
     }
@@ -263,9 +267,12 @@ public struct DatabaseMigrator: Sendable {
             return try db.fetchOne(Int.self, sql: "PRAGMA user_version") ?? 0
         case .table(let table, let column):
             guard try db.tableExists(table) else { return 0 }
-            return try db.fetchOne(
-                Int.self,
-                sql: "SELECT \(column.quotedDatabaseIdentifier) FROM \(table.quotedDatabaseIdentifier) LIMIT 1") ?? 0
+            let marker = try db.fetchOne(
+                DatabaseValue.self,
+                sql: "SELECT \(column.quotedDatabaseIdentifier) FROM \(table.quotedDatabaseIdentifier) LIMIT 1")
+            return try LegacyVersion.stepCount(marker ?? .null, table: table, column: column)
+        case .custom(let read):
+            return try read(db)
         }
     }
 }
