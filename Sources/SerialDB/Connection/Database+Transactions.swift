@@ -13,8 +13,15 @@ extension Database {
     /// }
     /// ```
     ///
+    /// If SQLite ends the transaction by itself while the block runs (a constraint with
+    /// `ON CONFLICT ROLLBACK`, an interrupt, some I/O or full-disk errors) and the block catches
+    /// that error and goes on, its later statements and the COMMIT throw
+    /// ``SerialDBError/Code/transactionAborted`` instead of running in autocommit: nothing of
+    /// the block is committed. Returning `.rollback` then simply returns.
+    ///
     /// - Throws: the block's error, or ``DatabaseError`` from BEGIN / COMMIT (a transaction is
-    ///   already open: use `inSavepoint(_:)` to nest).
+    ///   already open: use `inSavepoint(_:)` to nest); ``SerialDBError/Code/transactionAborted``
+    ///   as above.
     ///   See <https://www.sqlite.org/lang_transaction.html>.
     public func inTransaction(
         _ kind: TransactionKind = .deferred,

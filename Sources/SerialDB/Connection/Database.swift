@@ -49,7 +49,7 @@ public final class Database {
     /// `read`, `write`, `inSavepoint`, a migration step): every statement then checks that the
     /// transaction is still open (`sqlite3_get_autocommit`, one load of a connection field), so
     /// that none runs in autocommit after SQLite ended the transaction by itself.
-    private(set) var guardsTransaction = false
+    private var guardsTransaction = false
     /// The error after which SQLite ended the guarded transaction, reported with every
     /// statement refused after it.
     private var transactionEndCause: DatabaseError?
