@@ -99,6 +99,10 @@ extension Database {
             return error
         } catch let rollbackError {
             guard isInsideTransaction else { return error }
+            // An interrupt meant for the statement that failed (a task cancelled at that very
+            // moment) can land on the first ROLLBACK; SQLite clears it when the next statement
+            // starts, so one more try is enough then.
+            if (try? rollback()) != nil { return error }
             return SerialDBError(
                 .rollbackFailed,
                 "The transaction could not be rolled back after an error (\(rollbackError)); it is still open on "
