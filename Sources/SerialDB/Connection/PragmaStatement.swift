@@ -54,8 +54,8 @@ struct PragmaStatement {
                 }
                 bytes = bytes.dropFirst(2)
             default:
-                let word = bytes.prefix(6).map { $0 | 0x20 }  // ASCII lowercase
-                return word.elementsEqual("pragma".utf8)
+                // ASCII lowercase, compared lazily: nothing is allocated per statement.
+                return bytes.prefix(6).lazy.map { $0 | 0x20 }.elementsEqual("pragma".utf8)
             }
         }
         return false
