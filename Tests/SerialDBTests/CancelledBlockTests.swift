@@ -11,50 +11,39 @@ import Testing
         var description: String { rawValue }
     }
 
-    /// Runs `entry` as an async call whose block writes (or reads, for `read`), waits until
-    /// its task is cancelled, then tries one more statement; returns how the call ended.
-    private func runCancelledWhileItRuns(_ entry: Entry, on queue: DatabaseQueue) async throws -> Result<
-        Void, any Error
-    > {
-        let started = Locked(false)
-        let cancelled = Locked(false)
+    /// Runs `entry` as an async call whose block writes (or reads, for `read`), then cancels
+    /// its own task, then tries one more statement; returns how the call ended.
+    ///
+    /// The block cancels its task itself, so the moment of cancellation depends on no other
+    /// thread being scheduled (the test suites share two cooperative threads).
+    private func runCancelledWhileItRuns(_ entry: Entry, on queue: DatabaseQueue) async -> Result<Void, any Error> {
+        let running = CancellableTask()
         let block: @Sendable (Database) throws -> Void = { db in
             if entry == .read {
                 _ = try db.fetchAll(String.self, sql: "SELECT name FROM item")
             } else {
                 try db.execute(sql: "INSERT INTO item(id, name) VALUES (10, 'ten')")
             }
-            started.withLock { $0 = true }
-            // Bounded: if cancellation never arrives, the test fails instead of hanging.
-            let deadline = Date().addingTimeInterval(20)
-            while !cancelled.withLock({ $0 }) && Date() < deadline { Thread.sleep(forTimeInterval: 0.002) }
+            running.cancel()
             _ = try db.fetchAll(String.self, sql: "SELECT name FROM item")
         }
-        let task = Task { () -> Result<Void, any Error> in
-            do {
-                switch entry {
-                case .write: try await queue.write(block)
-                case .read: try await queue.read(block)
-                case .inTransaction:
-                    try await queue.inTransaction { db in
-                        try block(db)
-                        return .commit
-                    }
-                case .inSavepoint:
-                    try await queue.inSavepoint { db in
-                        try block(db)
-                        return .commit
-                    }
+        running.start {
+            switch entry {
+            case .write: try await queue.write(block)
+            case .read: try await queue.read(block)
+            case .inTransaction:
+                try await queue.inTransaction { db in
+                    try block(db)
+                    return .commit
                 }
-                return .success(())
-            } catch {
-                return .failure(error)
+            case .inSavepoint:
+                try await queue.inSavepoint { db in
+                    try block(db)
+                    return .commit
+                }
             }
         }
-        try await waitUntil(timeout: .seconds(20)) { started.withLock { $0 } }
-        task.cancel()
-        cancelled.withLock { $0 = true }
-        return await task.value
+        return await running.result()
     }
 
     private func seed(_ queue: DatabaseQueue) throws {
@@ -69,7 +58,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let queue = try kind.makeQueue(in: directory)
         try seed(queue)
-        let outcome = try await runCancelledWhileItRuns(entry, on: queue)
+        let outcome = await runCancelledWhileItRuns(entry, on: queue)
         #expect(throws: CancellationError.self) { try outcome.get() }
         let state = try await queue.inDatabase { db in
             (db.isInsideTransaction, try db.fetchAll(String.self, sql: "SELECT name FROM item ORDER BY id"))
@@ -88,7 +77,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let queue = try DatabaseKind.file.makeQueue(in: directory)
         try seed(queue)
-        _ = try await runCancelledWhileItRuns(entry, on: queue)
+        _ = await runCancelledWhileItRuns(entry, on: queue)
         // No busy timeout: a write lock still held by the idle queue fails at once.
         var config = Configuration()
         config.busyTimeout = .zero
@@ -100,24 +89,46 @@ import Testing
     @Test func rollbackStatementsRunInACancelledBlockThatCatchesTheCancellation() async throws {
         let queue = try DatabaseQueue()
         try seed(queue)
-        let started = Locked(false)
-        let cancelled = Locked(false)
-        let task = Task {
+        let running = CancellableTask()
+        running.start {
             try await queue.inDatabase { db in
                 try db.execute(sql: "BEGIN IMMEDIATE")
                 try db.execute(sql: "DELETE FROM item")
-                started.withLock { $0 = true }
-                let deadline = Date().addingTimeInterval(20)
-                while !cancelled.withLock({ $0 }) && Date() < deadline { Thread.sleep(forTimeInterval: 0.002) }
+                running.cancel()
                 #expect(throws: SerialDBError.self) { try db.execute(sql: "DELETE FROM item WHERE id = 1") }
                 // Undoing is never refused.
                 try db.execute(sql: "ROLLBACK")
             }
         }
-        try await waitUntil(timeout: .seconds(20)) { started.withLock { $0 } }
-        task.cancel()
-        cancelled.withLock { $0 = true }
-        _ = await task.result
+        _ = await running.result()
         #expect(try await queue.read { db in try db.fetchOne(Int.self, sql: "SELECT count(*) FROM item") } == 2)
+    }
+}
+
+/// A task that its own work can cancel: the work waits until the task is stored, so that
+/// `cancel()` from inside it always reaches the task.
+private final class CancellableTask: Sendable {
+    private let task = Locked<Task<Void, any Error>?>(nil)
+
+    func start(_ work: @escaping @Sendable () async throws -> Void) {
+        let stored = Locked(false)
+        task.withLock { slot in
+            slot = Task {
+                // The slot is filled before this lock is released, so this wait is short.
+                while !stored.withLock({ $0 }) { await Task.yield() }
+                try await work()
+            }
+        }
+        stored.withLock { $0 = true }
+    }
+
+    /// Cancels the task, as `Task.cancel()` from any thread would.
+    func cancel() {
+        task.withLock { $0 }?.cancel()
+    }
+
+    func result() async -> Result<Void, any Error> {
+        guard let task = task.withLock({ $0 }) else { return .success(()) }
+        return await task.result
     }
 }
