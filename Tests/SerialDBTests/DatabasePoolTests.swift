@@ -18,6 +18,17 @@ import Testing
         return done.wait(timeout: .now() + seconds) == .success
     }
 
+    /// Runs `body` on a thread of its own, inside `group`: dispatch's global queue may run a
+    /// few blocked items one after another on a loaded 2-core machine, and these tests need them
+    /// at the same time.
+    private func onNewThread(_ group: DispatchGroup, _ body: @escaping @Sendable () -> Void) {
+        group.enter()
+        Thread.detachNewThread {
+            body()
+            group.leave()
+        }
+    }
+
     private func seededPool(
         in directory: TemporaryDirectory, rows: Int = 100, configuration: Configuration = Configuration(),
         readers: Int = 5
@@ -62,7 +73,7 @@ import Testing
         let allInside = DispatchSemaphore(value: 0)
         let group = DispatchGroup()
         for _ in 0..<3 {
-            DispatchQueue.global().async(group: group) {
+            onNewThread(group) {
                 _ = try? pool.read { db in
                     let now = inside.withLock { count -> Int in
                         count += 1
@@ -124,7 +135,7 @@ import Testing
         let group = DispatchGroup()
         for _ in 0..<3 {
             started.enter()
-            DispatchQueue.global().async(group: group) {
+            onNewThread(group) {
                 let value = try? pool.read { db -> Int? in
                     started.leave()
                     _ = release.wait(timeout: .now() + 5)
@@ -155,7 +166,7 @@ import Testing
         let outcomes = Locked<[String]>([])
         let group = DispatchGroup()
         for index in 0..<8 {
-            DispatchQueue.global().async(group: group) {
+            onNewThread(group) {
                 do {
                     if index.isMultiple(of: 2) {
                         let levels = try pool.read { db in

@@ -45,6 +45,14 @@ public final class Database {
     private var savepointDepth = 0
     /// Set by the queue while an async block runs, so cancellation is seen between statements.
     var isCancelled: (@Sendable () -> Bool)?
+    /// True while a block runs inside a transaction that SerialDB opened for it (`inTransaction`,
+    /// `read`, `write`, `inSavepoint`, a migration step): every statement then checks that the
+    /// transaction is still open (`sqlite3_get_autocommit`, one load of a connection field), so
+    /// that none runs in autocommit after SQLite ended the transaction by itself.
+    private var guardsTransaction = false
+    /// The error after which SQLite ended the guarded transaction, reported with every
+    /// statement refused after it.
+    private var transactionEndCause: DatabaseError?
     /// Set by the migrator while a step runs; receives ``reportProgress(completed:total:)``.
     var progressObserver: ((Int, Int) -> Void)?
     private var traceBox: TraceBox?
@@ -289,21 +297,97 @@ public final class Database {
     private static func text(from start: UnsafePointer<CChar>, to end: UnsafePointer<CChar>?) -> String {
         guard let end else { return String(cString: start) }
         let count = end - start
+        // A statement of a script reads as written, without the `;` that separates it from
+        // the next one.
         return start.withMemoryRebound(to: UInt8.self, capacity: count) {
             String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
-        }.trimmingCharacters(in: .whitespacesAndNewlines)
+        }.trimmingCharacters(in: CharacterSet.whitespacesAndNewlines.union(CharacterSet(charactersIn: ";")))
     }
 
-    /// Called before a statement runs: refuses writes in read-only blocks and work whose async
-    /// task was cancelled.
+    /// Called before a statement runs: refuses writes in read-only blocks, statements of a
+    /// block whose transaction is gone, and work whose async task was cancelled. Unless one
+    /// fails, each check is a load and a branch (`sqlite3_get_autocommit` reads one field).
     func checkCanRun(_ statement: Statement) throws {
-        if readOnlyDepth > 0 && !statement.isReadOnly {
+        if readOnlyDepth > 0 {
+            try checkReadOnlyBlockMayRun(statement)
+        }
+        if guardsTransaction, let handle, sqlite3_get_autocommit(handle) != 0 {
+            throw transactionEndedError(refusing: statement.sql)
+        }
+        if let isCancelled, isCancelled(), !onlyEndsOrUndoesWork(statement) {
+            throw SerialDBError(.cancelled, "The task was cancelled; `\(statement.sql)` did not run.")
+        }
+    }
+
+    /// Runs `body` with the transaction that is open now guarded: a statement that finds it
+    /// gone throws ``SerialDBError/Code/transactionAborted`` instead of running in autocommit.
+    func guardingTransaction<T>(_ body: () throws -> T) rethrows -> T {
+        let wasGuarding = guardsTransaction
+        guardsTransaction = true
+        defer {
+            guardsTransaction = wasGuarding
+            if !wasGuarding { transactionEndCause = nil }
+        }
+        return try body()
+    }
+
+    /// The error for `sql`, refused because the guarded transaction is gone.
+    func transactionEndedError(refusing sql: String?) -> SerialDBError {
+        let refused = sql.map { "`\($0)` did not run and " } ?? ""
+        if let cause = transactionEndCause {
+            return SerialDBError(
+                .transactionAborted,
+                "The transaction was aborted: SQLite rolled it back by itself when `\(cause.sql ?? "a statement")` "
+                    + "failed with SQLite error \(cause.resultCode), so \(refused)nothing of this block is "
+                    + "committed. Let that error end the block, or run the work again in a new transaction.",
+                underlying: cause)
+        }
+        return SerialDBError(
+            .transactionAborted,
+            "The transaction was aborted: a statement of the block ended it (COMMIT, END, ROLLBACK or RELEASE), so "
+                + "\(refused)the block cannot go on outside its transaction. Do not end the block's transaction "
+                + "yourself; nest with inSavepoint.")
+    }
+
+    /// Whether SQLite ended the guarded transaction after an error, rather than a statement of
+    /// the block.
+    var transactionWasAbortedBySQLite: Bool { transactionEndCause != nil }
+
+    /// In a read-only block, refuses a statement that writes or a pragma that assigns.
+    ///
+    /// `sqlite3_stmt_readonly` decides, with two corrections for pragmas: `PRAGMA journal_mode`
+    /// without an argument only reads, though SQLite marks it as writing (the query shares its
+    /// opcode with the assignment); and a pragma given a value assigns, though SQLite marks
+    /// some of them read-only (`PRAGMA foreign_keys = OFF`).
+    private func checkReadOnlyBlockMayRun(_ statement: Statement) throws {
+        // Only pragmas pay for parsing: other statements start with another keyword.
+        guard let pragma = PragmaStatement(sql: statement.sql) else {
+            if statement.isReadOnly { return }
             throw SerialDBError(
                 .writeInReadOnlyBlock,
                 "`\(statement.sql)` writes, but it runs inside a read-only block. Use write or inTransaction.")
         }
-        if let isCancelled, isCancelled() {
-            throw SerialDBError(.cancelled, "The task was cancelled; `\(statement.sql)` did not run.")
+        if pragma.isQuery && (statement.isReadOnly || pragma.name == "journal_mode") { return }
+        throw SerialDBError(
+            .writeInReadOnlyBlock,
+            "`\(statement.sql)` \(pragma.argument == nil ? "runs" : "assigns") the pragma \(pragma.name), which "
+                + "a read-only block does not allow; pragma queries without a value are allowed. Run it in "
+                + "write or inDatabase.")
+    }
+
+    /// Whether `statement` can only end or undo work, so that a cancelled task may still run it:
+    /// ROLLBACK (also TO a savepoint) always; COMMIT, END and RELEASE while the transaction
+    /// has written nothing, so that they commit nothing.
+    private func onlyEndsOrUndoesWork(_ statement: Statement) -> Bool {
+        guard let first = SQLTokenizer.tokenize(statement.sql).first, first.kind == .word else { return false }
+        switch first.normalized {
+        case "rollback":
+            return true
+        case "commit", "end", "release":
+            guard let handle else { return true }
+            return sqlite3_txn_state(handle, nil) != SQLITE_TXN_WRITE
+        default:
+            return false
         }
     }
 
@@ -358,7 +442,7 @@ public final class Database {
     // MARK: - Errors
 
     func error(code: Int32, sql: String? = nil) -> DatabaseError {
-        DatabaseError.fromConnection(handle, code: code, sql: sql)
+        noteTransactionEnd(DatabaseError.fromConnection(handle, code: code, sql: sql))
     }
 
     func error(code: Int32, statement: Statement) -> DatabaseError {
@@ -367,8 +451,18 @@ public final class Database {
             arguments = String(cString: expanded)
             sqlite3_free(expanded)
         }
-        return DatabaseError.fromConnection(
-            handle, code: code, sql: statement.sql, arguments: arguments.map { "(expanded: \($0))" })
+        return noteTransactionEnd(
+            DatabaseError.fromConnection(
+                handle, code: code, sql: statement.sql, arguments: arguments.map { "(expanded: \($0))" }))
+    }
+
+    /// Remembers `error` as the reason the guarded transaction is gone, when SQLite ended it
+    /// while failing (only errors pay for this check).
+    private func noteTransactionEnd(_ error: DatabaseError) -> DatabaseError {
+        if guardsTransaction, transactionEndCause == nil, let handle, sqlite3_get_autocommit(handle) != 0 {
+            transactionEndCause = error
+        }
+        return error
     }
 
     // MARK: - Trace

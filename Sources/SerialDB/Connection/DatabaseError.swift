@@ -35,8 +35,11 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     }
 
     /// `SQLite error 19 (constraint failed): UNIQUE constraint failed: player.id - while executing `INSERT ...``
+    ///
+    /// The primary code, as SQLite's documentation names errors; the extended code is
+    /// ``extendedResultCode``.
     public var description: String {
-        var text = "SQLite error \(extendedResultCode): \(message)"
+        var text = "SQLite error \(resultCode): \(message)"
         if let sql {
             text += " - while executing `\(sql)`"
         }

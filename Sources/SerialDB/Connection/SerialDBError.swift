@@ -9,36 +9,61 @@
 /// ```
 public struct SerialDBError: Error, Sendable, CustomStringConvertible {
     /// What kind of condition this is.
-    public enum Code: String, Sendable, Hashable {
+    ///
+    /// A struct of constants rather than an enum, like ``ResultCode``: so that
+    /// `catch SerialDBError.Code.migrationFailed { ... }` is an expression pattern, matched by
+    /// ``~=(_:_:)`` against the thrown error (Swift reads an enum case there as a pattern that
+    /// cannot match `any Error`, and the clause does not compile).
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's name, such as `"migrationFailed"`.
+        public let rawValue: String
+
+        /// Wraps a code name.
+        public init(rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        /// The code's name.
+        public var description: String { rawValue }
+
         /// A queue method was called from inside a block of the same queue; it would deadlock.
-        case reentrantCall
+        public static let reentrantCall = Code(rawValue: "reentrantCall")
         /// The queue or connection was closed.
-        case closed
+        public static let closed = Code(rawValue: "closed")
         /// A block returned while a transaction it began was still open; it was rolled back.
-        case transactionLeftOpen
+        public static let transactionLeftOpen = Code(rawValue: "transactionLeftOpen")
+        /// SQLite ended the transaction a block opened (after a constraint with ON CONFLICT
+        /// ROLLBACK, an interrupt, some I/O or full-disk errors), or a statement of the block
+        /// ended it; the block's later statements are refused so that none of them commits on
+        /// its own. ``SerialDBError/underlying`` is the error after which SQLite ended it.
+        public static let transactionAborted = Code(rawValue: "transactionAborted")
+        /// A transaction could not be rolled back after an error: the connection still has it
+        /// open. ``SerialDBError/underlying`` is the error that caused the rollback.
+        public static let rollbackFailed = Code(rawValue: "rollbackFailed")
         /// A statement that writes ran inside a read-only block.
-        case writeInReadOnlyBlock
+        public static let writeInReadOnlyBlock = Code(rawValue: "writeInReadOnlyBlock")
         /// Arguments do not match the statement's parameters.
-        case invalidArguments
+        public static let invalidArguments = Code(rawValue: "invalidArguments")
         /// A column value could not be converted to the requested Swift type.
-        case decodingFailed
+        public static let decodingFailed = Code(rawValue: "decodingFailed")
         /// The schema upgrade failed; work submitted after it is refused until a migration succeeds.
-        case migrationFailed
+        public static let migrationFailed = Code(rawValue: "migrationFailed")
         /// The database has migrations applied that this migrator does not know.
-        case unknownMigrations
-        /// A migrator was configured incorrectly (duplicate identifiers, unknown target...).
-        case invalidMigrator
+        public static let unknownMigrations = Code(rawValue: "unknownMigrations")
+        /// A migrator was configured incorrectly (duplicate identifiers, unknown target, a
+        /// target the database is already past...).
+        public static let invalidMigrator = Code(rawValue: "invalidMigrator")
         /// A foreign key check found violations.
-        case foreignKeyViolation
+        public static let foreignKeyViolation = Code(rawValue: "foreignKeyViolation")
         /// Foreign keys could not be turned back on after a schema change; the connection
         /// should be reopened before it writes.
-        case foreignKeysNotRestored
+        public static let foreignKeysNotRestored = Code(rawValue: "foreignKeysNotRestored")
         /// A schema change was refused because it would lose data or cannot be carried out.
-        case schemaChangeRefused
+        public static let schemaChangeRefused = Code(rawValue: "schemaChangeRefused")
         /// The work was cancelled before or while it ran.
-        case cancelled
+        public static let cancelled = Code(rawValue: "cancelled")
         /// An online backup could not be completed, or its copy failed `integrity_check`.
-        case backupFailed
+        public static let backupFailed = Code(rawValue: "backupFailed")
     }
 
     /// What kind of condition this is.

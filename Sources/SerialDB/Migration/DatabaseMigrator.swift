@@ -67,7 +67,11 @@ public struct DatabaseMigrator: Sendable {
     ///
     /// ```swift
     /// migrator.adoptLegacyVersion(.table("t_info", column: "version"))
+    /// migrator.adoptLegacyVersion(.custom { db in try myOwnVersionReading(db) })
     /// ```
+    ///
+    /// A marker above the number of registered steps is refused with
+    /// ``SerialDBError/Code/unknownMigrations`` (the database was written by a newer app).
     public mutating func adoptLegacyVersion(_ source: LegacyVersion) {
         legacyVersion = source
     }
@@ -101,6 +105,10 @@ public struct DatabaseMigrator: Sendable {
     }
 
     /// Applies the steps up to and including `identifier`.
+    ///
+    /// - Throws: like ``migrate(_:)``, and ``SerialDBError/Code/invalidMigrator`` for an
+    ///   unknown identifier, or a database already past it (the message names the step the
+    ///   database is at; migrations never go back).
     public func migrate(_ db: Database, upTo identifier: String) throws {
         try migrate(db, upTo: identifier, progress: nil)
     }
@@ -127,6 +135,9 @@ public struct DatabaseMigrator: Sendable {
         }
 
         let appliedAtStart = Set(applied)
+        if let target {
+            try checkNotPast(target, applied: appliedAtStart)
+        }
         let pending = wanted.filter { !appliedAtStart.contains($0.identifier) }
         var lastCommitted = steps.last { appliedAtStart.contains($0.identifier) }?.identifier
         for (index, step) in pending.enumerated() {
@@ -169,6 +180,7 @@ public struct DatabaseMigrator: Sendable {
             if applied.contains(step.identifier) { return }
             try step.body(db)
             guard db.isInsideTransaction else {
+                if db.transactionWasAbortedBySQLite { throw db.transactionEndedError(refusing: nil) }
                 throw SerialDBError(
                     .invalidMigrator,
                     "Migration \"\(step.identifier)\" ended the step's transaction itself, so it cannot be atomic. "
@@ -176,6 +188,20 @@ public struct DatabaseMigrator: Sendable {
             }
             try record(step.identifier, in: db)
         }
+    }
+
+    /// `migrate(upTo:)` never goes back: a database already past the target is refused,
+    /// naming the step it is at, rather than left as it is while the caller expects the target.
+    private func checkNotPast(_ target: String, applied: Set<String>) throws {
+        guard let targetIndex = steps.firstIndex(where: { $0.identifier == target }),
+            let current = steps.lastIndex(where: { applied.contains($0.identifier) }),
+            current > targetIndex
+        else { return }
+        throw SerialDBError(
+            .invalidMigrator,
+            "The database is already at step \"\(steps[current].identifier)\", past \"\(target)\": migrations "
+                + "never go back, so migrate(upTo: \"\(target)\") cannot bring it there. Nothing was changed. "
+                + "Migrate up to \"\(steps[current].identifier)\" or a later step.")
     }
 
     private func checkNoUnknownMigrations(_ applied: [String]) throws {
@@ -241,9 +267,12 @@ public struct DatabaseMigrator: Sendable {
             return try db.fetchOne(Int.self, sql: "PRAGMA user_version") ?? 0
         case .table(let table, let column):
             guard try db.tableExists(table) else { return 0 }
-            return try db.fetchOne(
-                Int.self,
-                sql: "SELECT \(column.quotedDatabaseIdentifier) FROM \(table.quotedDatabaseIdentifier) LIMIT 1") ?? 0
+            let marker = try db.fetchOne(
+                DatabaseValue.self,
+                sql: "SELECT \(column.quotedDatabaseIdentifier) FROM \(table.quotedDatabaseIdentifier) LIMIT 1")
+            return try LegacyVersion.stepCount(marker ?? .null, table: table, column: column)
+        case .custom(let read):
+            return try read(db)
         }
     }
 }

@@ -1,6 +1,8 @@
 // The async twins: same names, same behaviour, but the caller suspends instead of blocking a
 // thread. Cancelling the calling task skips a block that has not started and interrupts the
-// statement of one that has; either way the call throws `CancellationError`.
+// statement of one that has; either way the call throws `CancellationError`, after the block's
+// work is rolled back (statements that end or undo work are never refused after cancellation),
+// so the database keeps no trace of it and the connection is ready for the next block.
 
 extension DatabaseQueue {
     /// Async twin of `inDatabase(_:)`.

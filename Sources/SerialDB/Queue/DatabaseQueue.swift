@@ -93,8 +93,9 @@ public final class DatabaseQueue: Sendable {
     }
 
     /// Runs `block` in a deferred transaction where writes are refused: any statement that
-    /// would write throws ``SerialDBError/Code/writeInReadOnlyBlock`` before it runs. The
-    /// transaction gives the block one consistent snapshot.
+    /// would write, or a pragma given a value (`PRAGMA foreign_keys = OFF`), throws
+    /// ``SerialDBError/Code/writeInReadOnlyBlock`` before it runs; pragma queries such as
+    /// `PRAGMA journal_mode` are allowed. The transaction gives the block one consistent snapshot.
     public func read<T>(
         file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
         _ block: (Database) throws -> T

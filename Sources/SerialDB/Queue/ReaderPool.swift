@@ -157,7 +157,9 @@ final class ReaderPool: @unchecked Sendable {
 
     private func checkIn(_ database: Database, ticket: UInt64) {
         // A reader goes back only without a transaction: the next read must get a fresh snapshot.
-        database.rollbackAfterFailure()
+        // The read block already rolled back after any error; if a transaction is somehow still
+        // open and ROLLBACK fails too, the connection is closed below instead of reused.
+        if database.isInsideTransaction { try? database.rollback() }
         condition.withLock {
             runningReads[ticket] = nil
             if database.isClosed || database.isInsideTransaction || isClosed {

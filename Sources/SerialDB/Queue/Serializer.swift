@@ -208,15 +208,14 @@ final class Serializer: @unchecked Sendable {
         do {
             result = try block(database)
         } catch {
-            database.rollbackAfterFailure()
-            throw error
+            throw database.rollbackAfterFailure(error)
         }
         if database.isInsideTransaction {
-            database.rollbackAfterFailure()
-            throw SerialDBError(
-                .transactionLeftOpen,
-                "A block on queue \(label) returned with a transaction still open; it was rolled back. "
-                    + "Use inTransaction, or end the transaction you begin.")
+            throw database.rollbackAfterFailure(
+                SerialDBError(
+                    .transactionLeftOpen,
+                    "A block on queue \(label) returned with a transaction still open; it was rolled back. "
+                        + "Use inTransaction, or end the transaction you begin."))
         }
         return result
     }
@@ -235,8 +234,9 @@ final class Serializer: @unchecked Sendable {
             return try perform(block)
         } catch {
             // Interrupted statements and statements refused after cancellation both mean
-            // "cancelled" to the caller.
-            if flag.isCancelled { throw CancellationError() }
+            // "cancelled" to the caller, once the work is undone: a transaction that could not
+            // be rolled back is reported as such.
+            if flag.isCancelled && !database.isInsideTransaction { throw CancellationError() }
             throw error
         }
     }

@@ -21,6 +21,7 @@ extension Database {
             try inTransaction(.immediate) { db in
                 try block(db)
                 guard db.isInsideTransaction else {
+                    if db.transactionWasAbortedBySQLite { throw db.transactionEndedError(refusing: nil) }
                     throw SerialDBError(
                         .invalidMigrator,
                         "The schema change ended its transaction itself, so it cannot be atomic. "
