@@ -24,7 +24,15 @@ public final class Statement {
     public let isReadOnly: Bool
     unowned let database: Database
     let parameterCount: Int32
+    /// The column names, built on first use. SQLite silently re-prepares a statement whose
+    /// schema changed (by this connection, another one, or another process) on its next first
+    /// step, and the new program may return other columns: `lookupRepreparations` is the
+    /// re-prepare count the names were read at, compared again after each run's first step.
     private var columnLookup: ColumnLookup?
+    private var lookupRepreparations: Int32 = 0
+    /// Set by ``start(arguments:)``: the next step is a run's first, the only one at which
+    /// SQLite re-prepares, so the names are checked then (one flag test per step otherwise).
+    private var lookupNeedsCheck = false
 
     init(database: Database, handle: OpaquePointer, sql: String) {
         self.database = database
@@ -47,16 +55,36 @@ public final class Statement {
         Int(sqlite3_column_count(handle))
     }
 
-    /// The names of the result columns.
-    public var columnNames: [String] { lookup.names }
+    /// The names of the result columns, as the statement returns them now.
+    public var columnNames: [String] {
+        forgetLookupIfReprepared()
+        return lookup.names
+    }
 
-    /// Name-to-index table, built once per statement on first use.
+    /// Name-to-index table, built on first use and again after SQLite re-prepared the
+    /// statement (see `columnLookup`).
     var lookup: ColumnLookup {
         if let columnLookup { return columnLookup }
+        lookupRepreparations = repreparations
         let built = ColumnLookup(
             names: (0..<sqlite3_column_count(handle)).map { String(cString: sqlite3_column_name(handle, $0)) })
         columnLookup = built
         return built
+    }
+
+    /// How many times SQLite re-prepared the statement after a schema change.
+    /// See <https://www.sqlite.org/c3ref/c_stmtstatus_counter.html>.
+    private var repreparations: Int32 {
+        sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_REPREPARE, 0)
+    }
+
+    /// Drops the column names when SQLite re-prepared the statement since they were read: the
+    /// next use reads the columns the statement returns now.
+    private func forgetLookupIfReprepared() {
+        lookupNeedsCheck = false
+        if columnLookup != nil && repreparations != lookupRepreparations {
+            columnLookup = nil
+        }
     }
 
     /// Runs the statement to completion, discarding any rows.
@@ -120,6 +148,7 @@ public final class Statement {
     @usableFromInline
     func start(arguments: StatementArguments) throws {
         sqlite3_reset(handle)
+        lookupNeedsCheck = true
         try database.checkCanRun(self)
         if !arguments.named.isEmpty {
             try bind(named: arguments.named)
@@ -131,10 +160,12 @@ public final class Statement {
     /// Advances to the next row; `false` when done.
     @usableFromInline
     func step() throws -> Bool {
-        switch sqlite3_step(handle) {
+        let code = sqlite3_step(handle)
+        if lookupNeedsCheck { forgetLookupIfReprepared() }
+        switch code {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
-        case let code: throw database.error(code: code, statement: self)
+        default: throw database.error(code: code, statement: self)
         }
     }
 
