@@ -218,6 +218,9 @@ public final class Statement {
 @usableFromInline
 final class ColumnLookup {
     let names: [String]
+    /// Whether each column's name appears at no column before it (compared exactly): only
+    /// such a column is what ``index(of:)`` finds for its name.
+    private let isFirstOfItsName: [Bool]
     /// Each name's length and first byte, compared before the name itself: two different
     /// names rarely share both, and comparing two different Strings costs several times more.
     private let fingerprints: [Int]
@@ -229,6 +232,8 @@ final class ColumnLookup {
     init(names: [String]) {
         self.names = names
         fingerprints = names.map(Self.fingerprint)
+        var seen = Set<String>()
+        isFirstOfItsName = names.map { seen.insert($0).inserted }
         if names.count > Self.scanLimit {
             var exact: [String: Int] = [:]
             for (index, name) in names.enumerated() where exact[name] == nil {
@@ -243,6 +248,12 @@ final class ColumnLookup {
     private static func fingerprint(_ name: String) -> Int {
         let utf8 = name.utf8
         return utf8.count << 8 | Int(utf8.first ?? 0)
+    }
+
+    /// Whether `index(of: name)` is `index`, checked with one comparison: the column at `index`
+    /// has exactly this name, and no column before it does. `false` for an index out of range.
+    func isLeftmost(_ name: String, at index: Int) -> Bool {
+        index < names.count && isFirstOfItsName[index] && names[index] == name
     }
 
     /// Exact match first (the common case; the leftmost column wins, as in SQL), then SQLite's
