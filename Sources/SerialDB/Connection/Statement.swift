@@ -81,7 +81,6 @@ public final class Statement {
     /// Drops the column names when SQLite re-prepared the statement since they were read: the
     /// next use reads the columns the statement returns now.
     private func forgetLookupIfReprepared() {
-        lookupNeedsCheck = false
         if columnLookup != nil && repreparations != lookupRepreparations {
             columnLookup = nil
         }
@@ -161,7 +160,10 @@ public final class Statement {
     @usableFromInline
     func step() throws -> Bool {
         let code = sqlite3_step(handle)
-        if lookupNeedsCheck { forgetLookupIfReprepared() }
+        if lookupNeedsCheck {
+            lookupNeedsCheck = false
+            forgetLookupIfReprepared()
+        }
         switch code {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
