@@ -39,7 +39,7 @@ let package = Package(
             name: "SerialDBTests",
             dependencies: [
                 "SerialDB", "SerialDBTestSupport", "CSQLite", "CSQLiteShims", "serialdb-test-child", "serialdb",
-                "stress",
+                "stress", "bench",
             ]),
     ],
     swiftLanguageModes: [.v6]

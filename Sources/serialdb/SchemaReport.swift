@@ -16,15 +16,22 @@ struct SchemaReport {
             if table.isStrict { flags.append("STRICT") }
             if table.hasAutoincrement { flags.append("AUTOINCREMENT") }
             lines.append("table \(table.name)" + (flags.isEmpty ? "" : " (" + flags.joined(separator: ", ") + ")"))
+            // A key of several columns is one key: listed once, in key order, not on each column.
+            let keyColumns = table.columns.filter { $0.primaryKeyIndex > 0 }.sorted {
+                $0.primaryKeyIndex < $1.primaryKeyIndex
+            }
             for column in table.columns {
                 var text = "  \(column.name) \(column.type.isEmpty ? "(no type)" : column.type)"
-                if column.primaryKeyIndex > 0 {
+                if column.primaryKeyIndex > 0 && keyColumns.count == 1 {
                     text += " PRIMARY KEY" + (table.rowIDAlias == column.name ? " (rowid)" : "")
                 }
                 if column.isNotNull { text += " NOT NULL" }
                 if let defaultSQL = column.defaultSQL { text += " DEFAULT \(defaultSQL)" }
                 if column.visibility != .normal { text += " [\(column.visibility)]" }
                 lines.append(text)
+            }
+            if keyColumns.count > 1 {
+                lines.append("  PRIMARY KEY (" + keyColumns.map(\.name).joined(separator: ", ") + ")")
             }
             for key in table.foreignKeys {
                 lines.append(

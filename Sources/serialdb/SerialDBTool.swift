@@ -11,6 +11,7 @@ struct SerialDBTool {
                serialdb plan DB --schema FILE [options]     dry run: the steps, their SQL, what is refused
                serialdb migrate DB --schema FILE [options]  apply the change in one transaction
                serialdb check DB                            integrity and foreign keys
+               serialdb -h | --help                         this help
         options:
                --rename TABLE.OLD=NEW       keep a column's data under a new name
                --rename-table OLD=NEW       keep a table's data under a new name
@@ -21,6 +22,10 @@ struct SerialDBTool {
 
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.contains("--help") || arguments.contains("-h") {
+            print(usage)  // asked for: standard output, success
+            exit(0)
+        }
         do {
             let command = try ToolCommand(arguments: arguments)
             exit(try command.run())

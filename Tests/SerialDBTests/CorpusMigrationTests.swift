@@ -3,13 +3,13 @@ import SerialDB
 import SerialDBTestSupport
 import Testing
 
-/// The real schema histories of four open-source apps (`../shared/corpus`): every released
-/// version is reached from the previous one by a declarative schema step on a database that
-/// holds rows in every table, and every value of every shared column survives.
+/// The real schema histories of four open-source apps: every released version is reached from
+/// the previous one by a declarative schema step on a database that holds rows in every table,
+/// and every value of every shared column survives. The corpus (`Tests/Fixtures/corpus`, with
+/// its attribution README) is found relative to this file, so a fresh clone needs nothing else.
 @Suite struct CorpusMigrationTests {
     static let corpus = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/corpus")
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/corpus")
 
     /// Consecutive version pairs of every app; newpipe 901 branches off 10.
     static func pairs() -> [(app: String, from: Int, to: Int)] {

@@ -102,10 +102,10 @@ public final class Database {
     private func setUp() throws {
         guard let handle else { return }
         sqlite3_extended_result_codes(handle, 1)
-        let milliseconds =
-            configuration.busyTimeout.components.seconds * 1000
-            + configuration.busyTimeout.components.attoseconds / 1_000_000_000_000_000
-        sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
+        // Clamped, never trapping: more than SQLite's Int32 milliseconds (24 days) means "as
+        // long as SQLite can wait"; the former `seconds * 1000` overflowed for huge durations.
+        let milliseconds = min(max(configuration.busyTimeout / .milliseconds(1), 0), Double(Int32.max))
+        sqlite3_busy_timeout(handle, Int32(milliseconds))
         // Read the schema first: a file that is not a database fails here, before any
         // pragma could write to it.
         do {
@@ -396,13 +396,13 @@ public final class Database {
     /// Rows changed by the last INSERT, UPDATE or DELETE. See <https://www.sqlite.org/c3ref/changes.html>.
     public var changesCount: Int {
         guard let handle else { return 0 }
-        return Int(sqlite3_changes64(handle))
+        return Int(clamping: sqlite3_changes64(handle))  // clamped where Int has 32 bits
     }
 
     /// Rows changed since the connection opened. See <https://www.sqlite.org/c3ref/total_changes.html>.
     public var totalChangesCount: Int {
         guard let handle else { return 0 }
-        return Int(sqlite3_total_changes64(handle))
+        return Int(clamping: sqlite3_total_changes64(handle))
     }
 
     /// The rowid of the last successful INSERT. See <https://www.sqlite.org/c3ref/last_insert_rowid.html>.

@@ -5,8 +5,9 @@ import Foundation
 enum DatabaseDateFormat {
     private static let secondsPerDay: Int64 = 86_400
 
-    static func format(_ date: Date) -> String {
-        let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    /// The text of a date given as whole milliseconds since 1970 (the caller converts, because
+    /// not every `Date` has a 64-bit count).
+    static func format(millisecondsSince1970 totalMilliseconds: Int64) -> String {
         let milliseconds = totalMilliseconds.modulo(1000)
         let totalSeconds = (totalMilliseconds - milliseconds) / 1000
         let secondOfDay = totalSeconds.modulo(secondsPerDay)

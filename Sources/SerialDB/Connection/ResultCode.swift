@@ -75,6 +75,8 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let SQLITE_CANTOPEN = ResultCode(rawValue: 14)
     /// The database schema changed.
     public static let SQLITE_SCHEMA = ResultCode(rawValue: 17)
+    /// A string or BLOB exceeds the length limit (`SQLITE_LIMIT_LENGTH`).
+    public static let SQLITE_TOOBIG = ResultCode(rawValue: 18)
     /// Abort due to constraint violation.
     public static let SQLITE_CONSTRAINT = ResultCode(rawValue: 19)
     /// Data type mismatch.

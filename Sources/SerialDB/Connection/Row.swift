@@ -43,7 +43,7 @@ public struct Row {
     public var count: Int {
         switch storage {
         case .statement(let statement): return statement.columnCount
-        case .copied(let lookup, _): return lookup.names.count
+        case .copied(_, let values): return values.count
         }
     }
 
@@ -109,9 +109,13 @@ public struct Row {
                 .decodingFailed, "Column index \(index) is out of range: the row has \(count) column(s).")
         }
         let value = self[index]
+        // The names and the values come from the same statement, but an error message must
+        // never be the thing that traps: a name that is missing reads as its index.
+        let names = columnNames
+        let name = index < names.count ? names[index] : "#\(index)"
         return SerialDBError(
             .decodingFailed,
-            "Column `\(columnNames[index])` holds \(value.storageClassName) \(value), which is not a valid \(type)."
+            "Column `\(name)` holds \(value.storageClassName) \(value), which is not a valid \(type)."
                 + (value.isNull ? " Decode an Optional to accept NULL." : ""))
     }
 

@@ -140,7 +140,9 @@ extension String: DatabaseValueConvertible {
         return nil
     }
 
-    /// `sqlite3_bind_text` with the string's own UTF-8 bytes (copied by SQLite).
+    /// `sqlite3_bind_text64` with the string's own UTF-8 bytes (copied by SQLite). A string
+    /// longer than the connection's `SQLITE_LIMIT_LENGTH` gives `SQLITE_TOOBIG`, whatever its
+    /// size: the 64-bit call takes any length, where a 32-bit one could not represent 2 GiB.
     public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         var string = self
         return string.withUTF8 { bytes in
@@ -148,7 +150,8 @@ extension String: DatabaseValueConvertible {
                 return sqlite3_bind_text(statement, index, "", 0, transientDestructor)
             }
             let text = UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self)
-            return sqlite3_bind_text(statement, index, text, Int32(bytes.count), transientDestructor)
+            return sqlite3_bind_text64(
+                statement, index, text, UInt64(bytes.count), transientDestructor, UInt8(SQLITE_UTF8))
         }
     }
 
@@ -175,13 +178,15 @@ extension Data: DatabaseValueConvertible {
         }
     }
 
-    /// `sqlite3_bind_blob` (copied by SQLite). An empty Data binds an empty blob, not NULL.
+    /// `sqlite3_bind_blob64` (copied by SQLite). An empty Data binds an empty blob, not NULL.
+    /// Data longer than the connection's `SQLITE_LIMIT_LENGTH` gives `SQLITE_TOOBIG`, whatever
+    /// its size: the 64-bit call takes any length, where a 32-bit one could not represent 2 GiB.
     public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         withUnsafeBytes { bytes in
             guard let base = bytes.baseAddress else {
                 return sqlite3_bind_zeroblob(statement, index, 0)
             }
-            return sqlite3_bind_blob(statement, index, base, Int32(bytes.count), transientDestructor)
+            return sqlite3_bind_blob64(statement, index, base, UInt64(bytes.count), transientDestructor)
         }
     }
 
@@ -219,8 +224,15 @@ extension UUID: DatabaseValueConvertible {
 extension Date: DatabaseValueConvertible {
     /// UTC text `YYYY-MM-DD HH:MM:SS.SSS`, which sorts chronologically and which SQLite's date
     /// functions understand. See <https://www.sqlite.org/lang_datefunc.html>.
+    ///
+    /// A date whose milliseconds since 1970 do not fit in 64 bits (hundreds of millions of
+    /// years away, or infinite, as read back from a REAL) has no such text: it is stored as
+    /// REAL seconds, which read back as the same date, instead of trapping.
     public var databaseValue: DatabaseValue {
-        .text(DatabaseDateFormat.format(self))
+        guard let milliseconds = Int64(exactly: (timeIntervalSince1970 * 1000).rounded(.down)) else {
+            return .real(timeIntervalSince1970)
+        }
+        return .text(DatabaseDateFormat.format(millisecondsSince1970: milliseconds))
     }
 
     /// From that text (also with a `T` separator, a trailing `Z`, or no fraction), or from a

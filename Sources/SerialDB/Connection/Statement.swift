@@ -24,7 +24,15 @@ public final class Statement {
     public let isReadOnly: Bool
     unowned let database: Database
     let parameterCount: Int32
+    /// The column names, built on first use. SQLite silently re-prepares a statement whose
+    /// schema changed (by this connection, another one, or another process) on its next first
+    /// step, and the new program may return other columns: `lookupRepreparations` is the
+    /// re-prepare count the names were read at, compared again after each run's first step.
     private var columnLookup: ColumnLookup?
+    private var lookupRepreparations: Int32 = 0
+    /// Set by ``start(arguments:)``: the next step is a run's first, the only one at which
+    /// SQLite re-prepares, so the names are checked then (one flag test per step otherwise).
+    private var lookupNeedsCheck = false
 
     init(database: Database, handle: OpaquePointer, sql: String) {
         self.database = database
@@ -47,16 +55,35 @@ public final class Statement {
         Int(sqlite3_column_count(handle))
     }
 
-    /// The names of the result columns.
-    public var columnNames: [String] { lookup.names }
+    /// The names of the result columns, as the statement returns them now.
+    public var columnNames: [String] {
+        forgetLookupIfReprepared()
+        return lookup.names
+    }
 
-    /// Name-to-index table, built once per statement on first use.
+    /// Name-to-index table, built on first use and again after SQLite re-prepared the
+    /// statement (see `columnLookup`).
     var lookup: ColumnLookup {
         if let columnLookup { return columnLookup }
+        lookupRepreparations = repreparations
         let built = ColumnLookup(
             names: (0..<sqlite3_column_count(handle)).map { String(cString: sqlite3_column_name(handle, $0)) })
         columnLookup = built
         return built
+    }
+
+    /// How many times SQLite re-prepared the statement after a schema change.
+    /// See <https://www.sqlite.org/c3ref/c_stmtstatus_counter.html>.
+    private var repreparations: Int32 {
+        sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_REPREPARE, 0)
+    }
+
+    /// Drops the column names when SQLite re-prepared the statement since they were read: the
+    /// next use reads the columns the statement returns now.
+    private func forgetLookupIfReprepared() {
+        if columnLookup != nil && repreparations != lookupRepreparations {
+            columnLookup = nil
+        }
     }
 
     /// Runs the statement to completion, discarding any rows.
@@ -120,6 +147,7 @@ public final class Statement {
     @usableFromInline
     func start(arguments: StatementArguments) throws {
         sqlite3_reset(handle)
+        lookupNeedsCheck = true
         try database.checkCanRun(self)
         if !arguments.named.isEmpty {
             try bind(named: arguments.named)
@@ -131,10 +159,15 @@ public final class Statement {
     /// Advances to the next row; `false` when done.
     @usableFromInline
     func step() throws -> Bool {
-        switch sqlite3_step(handle) {
+        let code = sqlite3_step(handle)
+        if lookupNeedsCheck {
+            lookupNeedsCheck = false
+            forgetLookupIfReprepared()
+        }
+        switch code {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
-        case let code: throw database.error(code: code, statement: self)
+        default: throw database.error(code: code, statement: self)
         }
     }
 
@@ -187,6 +220,9 @@ public final class Statement {
 @usableFromInline
 final class ColumnLookup {
     let names: [String]
+    /// Whether each column's name appears at no column before it (compared exactly): only
+    /// such a column is what ``index(of:)`` finds for its name.
+    private let isFirstOfItsName: [Bool]
     /// Each name's length and first byte, compared before the name itself: two different
     /// names rarely share both, and comparing two different Strings costs several times more.
     private let fingerprints: [Int]
@@ -198,6 +234,8 @@ final class ColumnLookup {
     init(names: [String]) {
         self.names = names
         fingerprints = names.map(Self.fingerprint)
+        var seen = Set<String>()
+        isFirstOfItsName = names.map { seen.insert($0).inserted }
         if names.count > Self.scanLimit {
             var exact: [String: Int] = [:]
             for (index, name) in names.enumerated() where exact[name] == nil {
@@ -212,6 +250,12 @@ final class ColumnLookup {
     private static func fingerprint(_ name: String) -> Int {
         let utf8 = name.utf8
         return utf8.count << 8 | Int(utf8.first ?? 0)
+    }
+
+    /// Whether `index(of: name)` is `index`, checked with one comparison: the column at `index`
+    /// has exactly this name, and no column before it does. `false` for an index out of range.
+    func isLeftmost(_ name: String, at index: Int) -> Bool {
+        index < names.count && isFirstOfItsName[index] && names[index] == name
     }
 
     /// Exact match first (the common case; the leftmost column wins, as in SQL), then SQLite's
