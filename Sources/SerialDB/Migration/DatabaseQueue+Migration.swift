@@ -18,7 +18,7 @@ extension DatabaseQueue {
 
     /// Applies the steps up to and including `identifier`, blocking until done.
     ///
-    /// - Throws: like ``migrate(_:progress:)``; ``SerialDBError/Code/invalidMigrator`` for an
+    /// - Throws: like `migrate(_:progress:)`; ``SerialDBError/Code/invalidMigrator`` for an
     ///   unknown identifier or a database already past it (migrations never go back; the
     ///   message names the step the database is at). Like any failed upgrade, that leaves the
     ///   queue refusing work until a migration succeeds.
