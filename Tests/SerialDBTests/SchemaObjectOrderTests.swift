@@ -118,4 +118,24 @@ import Testing
             #expect(try db.fetchOne(String.self, sql: "SELECT label FROM events WHERE id = 7") == "other-7")
         }
     }
+
+    @Test(arguments: DatabaseKind.allCases)
+    func runningTheSameRenamesAgainIsANoOp(kind: DatabaseKind) throws {
+        let directory = try TemporaryDirectory()
+        let queue = try seededEvents(kind, in: directory)
+        var options = SchemaChangeOptions()
+        options.renameTable("events", to: "log")
+        options.renameColumn("what", to: "message", inTable: "log")
+        let schema = """
+            CREATE TABLE log(id INTEGER PRIMARY KEY, message TEXT);
+            CREATE TABLE other(id INTEGER PRIMARY KEY, label TEXT);
+            """
+        let first = try queue.inDatabase { db in try db.changeSchema(to: schema, options: options) }
+        #expect(first.rebuiltTables == ["log"])
+        let again = try queue.inDatabase { db in try db.planSchemaChange(to: schema, options: options) }
+        #expect(again.isEmpty && !again.isRefused, "\(again.refusals)")
+        #expect(
+            try queue.read { db in try db.fetchOne(String.self, sql: "SELECT message FROM log WHERE id = 3") }
+                == "event-3")
+    }
 }
