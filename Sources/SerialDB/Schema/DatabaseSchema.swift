@@ -14,7 +14,7 @@ public struct DatabaseSchema: Sendable {
     /// Views.
     public var views: [SchemaObject]
 
-    /// The table with this name (case-insensitive).
+    /// The table with this name (ASCII letters case-insensitive, as SQLite compares names).
     public func table(named name: String) -> TableDefinition? {
         let lowered = name.sqliteFolded
         return tables.first { $0.name.sqliteFolded == lowered }

@@ -4,7 +4,7 @@
 /// comparison come from `sqlite_master` after SQLite accepted them.
 struct SQLToken: Equatable {
     enum Kind: Equatable {
-        /// A bare word or a quoted identifier: compared case-insensitively without quotes.
+        /// A bare word or a quoted identifier: compared without quotes, ASCII letters case-insensitively.
         case word
         /// A string literal: compared exactly.
         case string
@@ -15,7 +15,7 @@ struct SQLToken: Equatable {
     }
 
     let kind: Kind
-    /// For words, the identifier without quotes and lowercased; for the others, the text.
+    /// For words, the identifier without quotes, ASCII letters lowercased (`sqliteFolded`); for the others, the text.
     let normalized: String
     /// Where the token stands in the original text.
     let range: Range<String.Index>

@@ -50,7 +50,7 @@ public struct TableDefinition: Sendable {
         SQLTokenizer.tokenize(sql).contains { $0.isWord("autoincrement") }
     }
 
-    /// The column with this name (case-insensitive).
+    /// The column with this name (ASCII letters case-insensitive, as SQLite compares names).
     public func column(named name: String) -> ColumnDefinition? {
         let lowered = name.sqliteFolded
         return columns.first { $0.name.sqliteFolded == lowered }
@@ -79,7 +79,7 @@ struct UniqueKey: Sendable, Equatable {
 /// (`WITHOUT ROWID`, `STRICT`), all in normalized token form.
 struct CreateTableParts: Equatable {
     struct Item: Equatable {
-        /// The column name (lowercased), or nil for a table constraint.
+        /// The column name (ASCII-folded, see `sqliteFolded`), or nil for a table constraint.
         var columnName: String?
         /// Normalized tokens.
         var tokens: [String]
