@@ -32,7 +32,10 @@ struct SerialDBTool {
         } catch let error as UsageError {
             FileHandle.standardError.write(Data("serialdb: \(error.message)\n\n\(usage)\n".utf8))
             exit(2)
-        } catch let error as SerialDBError where error.code == .schemaChangeRefused {
+        } catch let error as SerialDBError
+            where error.code == .schemaChangeRefused || error.code == .foreignKeyViolation
+        {
+            // Both roll the whole change back: refused, nothing changed.
             FileHandle.standardError.write(Data("serialdb: refused: \(error)\n".utf8))
             exit(3)
         } catch {

@@ -41,8 +41,10 @@ struct ToolCommand {
                 }
             case "--fill":
                 let (table, column, text) = try Self.split(value, flag: flag)
-                options.fillValues[table.lowercased() + "." + column.lowercased()] =
-                    Int64(text).map(DatabaseValue.integer) ?? Double(text).map(DatabaseValue.real) ?? .text(text)
+                // Bound as text, the value takes the column's type affinity on its way in, as
+                // SQLite converts any text: `007` stays "007" in a TEXT column and is 7 in an
+                // INTEGER one; `nan` stays text rather than becoming NULL.
+                options.fill(column: column, inTable: table, with: text)
             default:
                 throw UsageError(message: "unknown option `\(flag)`")
             }
@@ -65,6 +67,9 @@ struct ToolCommand {
     func run() throws -> Int32 {
         guard verb == .migrate || FileManager.default.fileExists(atPath: path) else {
             throw UsageError(message: "no database at \(path)")
+        }
+        if let schemaFile, !FileManager.default.isReadableFile(atPath: schemaFile) {
+            throw UsageError(message: "no readable schema file at \(schemaFile)")
         }
         var configuration = Configuration()
         configuration.readOnly = verb != .migrate

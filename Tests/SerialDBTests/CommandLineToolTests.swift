@@ -49,7 +49,9 @@ import Testing
         let options = ["--rename", "player.score=points", "--fill", "player.team=red"]
         let dryRun = try run(["plan", path, "--schema", schema] + options)
         #expect(dryRun.status == 0)
-        #expect(dryRun.output.contains("INSERT INTO \"serialdb_new_player\"(\"id\", \"name\", \"points\", \"team\")"))
+        #expect(
+            dryRun.output.contains(
+                "INSERT OR ABORT INTO \"serialdb_new_player\"(\"id\", \"name\", \"points\", \"team\")"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
 
         let applied = try run(["migrate", path, "--schema", schema] + options)

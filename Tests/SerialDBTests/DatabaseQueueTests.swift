@@ -87,28 +87,38 @@ import Testing
         #expect(codes.withLock { $0 } == [.reentrantCall])
     }
 
-    @Test func sixteenThreadsOfAThousandWritesLoseAndDuplicateNothing() throws {
+    @Test func sixteenThreadsOfAThousandWritesLoseAndDuplicateNothing() async throws {
         let directory = try TemporaryDirectory()
-        let queue = try DatabaseQueue(path: directory.path("threads.sqlite"))
-        try queue.inDatabase { db in
+        // synchronous NORMAL: this test is about order and exclusion, not about fsync.
+        var configuration = Configuration()
+        configuration.synchronous = .normal
+        let queue = try DatabaseQueue(path: directory.path("threads.sqlite"), configuration: configuration)
+        try await queue.inDatabase { db in
             try db.execute(
                 sql: "CREATE TABLE log(id INTEGER PRIMARY KEY, writer INTEGER NOT NULL, seq INTEGER NOT NULL)")
         }
         let failures = Locked<[String]>([])
-        DispatchQueue.concurrentPerform(iterations: 16) { writer in
-            for sequence in 0..<1000 {
-                do {
-                    try queue.write { db in
-                        try db.execute(
-                            sql: "INSERT INTO log(writer, seq) VALUES (?, ?)", arguments: [writer, sequence])
+        let finished = Locked(0)
+        // Sixteen real threads; the test itself awaits instead of blocking a cooperative thread,
+        // which other async tests running at the same time need.
+        for writer in 0..<16 {
+            Thread.detachNewThread {
+                for sequence in 0..<1000 {
+                    do {
+                        try queue.write { db in
+                            try db.execute(
+                                sql: "INSERT INTO log(writer, seq) VALUES (?, ?)", arguments: [writer, sequence])
+                        }
+                    } catch {
+                        failures.withLock { $0.append("\(writer)/\(sequence): \(error)") }
                     }
-                } catch {
-                    failures.withLock { $0.append("\(writer)/\(sequence): \(error)") }
                 }
+                finished.withLock { $0 += 1 }
             }
         }
+        try await waitUntil(timeout: .seconds(300)) { finished.withLock { $0 } == 16 }
         #expect(failures.withLock { $0 }.isEmpty)
-        try queue.read { db in
+        try await queue.read { db in
             #expect(try db.fetchOne(Int.self, sql: "SELECT count(*) FROM log") == 16_000)
             #expect(
                 try db.fetchOne(Int.self, sql: "SELECT count(*) FROM (SELECT DISTINCT writer, seq FROM log)") == 16_000)

@@ -357,7 +357,7 @@ import Testing
             plan.sql == """
                 -- rebuild "player" (3 rows): column score: type INTEGER → REAL
                 CREATE TABLE "serialdb_new_player"(id INTEGER PRIMARY KEY, name TEXT NOT NULL, score REAL NOT NULL DEFAULT 0);
-                INSERT INTO "serialdb_new_player"("id", "name", "score") SELECT "id", "name", "score" FROM "player";
+                INSERT OR ABORT INTO "serialdb_new_player"("id", "name", "score") SELECT "id", "name", "score" FROM "player";
                 DROP TABLE "player";
                 ALTER TABLE "serialdb_new_player" RENAME TO "player";
                 """)

@@ -4,7 +4,7 @@
 /// comparison come from `sqlite_master` after SQLite accepted them.
 struct SQLToken: Equatable {
     enum Kind: Equatable {
-        /// A bare word or a quoted identifier: compared case-insensitively without quotes.
+        /// A bare word or a quoted identifier: compared without quotes, ASCII letters case-insensitively.
         case word
         /// A string literal: compared exactly.
         case string
@@ -15,7 +15,7 @@ struct SQLToken: Equatable {
     }
 
     let kind: Kind
-    /// For words, the identifier without quotes and lowercased; for the others, the text.
+    /// For words, the identifier without quotes, ASCII letters lowercased (`sqliteFolded`); for the others, the text.
     let normalized: String
     /// Where the token stands in the original text.
     let range: Range<String.Index>
@@ -58,7 +58,7 @@ enum SQLTokenizer {
         while index < sql.endIndex {
             let character = sql[index]
             let start = index
-            if character.isWhitespace {
+            if character.isASCII && character.isWhitespace {
                 index = sql.index(after: index)
             } else if character == "-" && peek(1) == "-" {
                 while index < sql.endIndex && sql[index] != "\n" { index = sql.index(after: index) }
@@ -74,20 +74,21 @@ enum SQLTokenizer {
                 let closer: Character = character == "[" ? "]" : character
                 let (text, end) = quoted(sql, from: index, closer: closer)
                 index = end
-                tokens.append(SQLToken(kind: .word, normalized: text.lowercased(), range: start..<end))
+                tokens.append(SQLToken(kind: .word, normalized: text.sqliteFolded, range: start..<end))
             } else if (character == "x" || character == "X") && peek(1) == "'" {
                 index = sql.index(after: index)
                 let (text, end) = quoted(sql, from: index, closer: "'")
                 index = end
-                tokens.append(SQLToken(kind: .literal, normalized: "x'" + text.lowercased() + "'", range: start..<end))
-            } else if character.isLetter || character == "_" {
+                tokens.append(SQLToken(kind: .literal, normalized: "x'" + text.sqliteFolded + "'", range: start..<end))
+            } else if isIdentifierStart(character) {
                 while index < sql.endIndex
-                    && (sql[index].isLetter || sql[index].isNumber || sql[index] == "_" || sql[index] == "$")
+                    && (isIdentifierStart(sql[index]) || sql[index].isNumber || sql[index] == "$")
                 {
                     index = sql.index(after: index)
                 }
-                tokens.append(SQLToken(kind: .word, normalized: sql[start..<index].lowercased(), range: start..<index))
-            } else if character.isNumber || (character == "." && (peek(1)?.isNumber ?? false)) {
+                tokens.append(
+                    SQLToken(kind: .word, normalized: String(sql[start..<index]).sqliteFolded, range: start..<index))
+            } else if character.isASCII && character.isNumber || (character == "." && (peek(1)?.isNumber ?? false)) {
                 while index < sql.endIndex
                     && (sql[index].isNumber || sql[index].isLetter || sql[index] == "."
                         || ((sql[index] == "+" || sql[index] == "-") && "eE".contains(sql[sql.index(before: index)])))
@@ -95,7 +96,7 @@ enum SQLTokenizer {
                     index = sql.index(after: index)
                 }
                 tokens.append(
-                    SQLToken(kind: .literal, normalized: sql[start..<index].lowercased(), range: start..<index))
+                    SQLToken(kind: .literal, normalized: String(sql[start..<index]).sqliteFolded, range: start..<index))
             } else {
                 let pair = String(character) + (peek(1).map(String.init) ?? "")
                 let length = ["||", "<=", ">=", "!=", "<>", "==", "<<", ">>", "->"].contains(pair) ? 2 : 1
@@ -104,6 +105,13 @@ enum SQLTokenizer {
             }
         }
         return tokens
+    }
+
+    /// SQLite's tokenizer takes ASCII letters, `_` and every non-ASCII character as part of an
+    /// identifier, so `items☕` is one name and `ä1` too.
+    /// See `sqlite3IsIdChar` in <https://www.sqlite.org/src/file?name=src/tokenize.c>.
+    private static func isIdentifierStart(_ character: Character) -> Bool {
+        character.isASCII ? (character.isLetter || character == "_") : true
     }
 
     /// Reads a quoted run starting at the opening quote; a doubled closer stands for itself.

@@ -19,7 +19,7 @@ extension Database {
         -> SchemaPlan
     {
         var planner = SchemaPlanner(
-            db: self, live: try schema(), desired: try Self.desiredSchema(sql), options: options)
+            db: self, live: try schema(), desired: try desiredSchema(sql), options: options)
         return try planner.plan()
     }
 
@@ -74,7 +74,23 @@ extension Database {
         }
         for step in plan.steps {
             switch step.action {
-            case .execute(let sql): try execute(sql: sql)
+            case .execute(let sql):
+                do {
+                    try execute(sql: sql)
+                } catch let error as DatabaseError
+                    where error.resultCode == .SQLITE_CONSTRAINT
+                    || (sql.hasPrefix("ALTER TABLE") && error.message.hasSuffix("constraint failed"))
+                {
+                    // Existing rows that fail a new CHECK, NOT NULL or UNIQUE index: the same
+                    // situation a rebuild's copy reports as a refusal, reported the same way.
+                    // (ADD COLUMN reports its CHECK on existing rows as a plain SQLITE_ERROR
+                    // "CHECK constraint failed".)
+                    throw SerialDBError(
+                        .schemaChangeRefused,
+                        "The step \"\(step.summary)\" failed because existing rows do not satisfy the new "
+                            + "definition, so the change was rolled back. Fix those rows and migrate again.",
+                        underlying: error)
+                }
             case .rebuild(let rebuild): try rebuild.run(self)
             }
         }
@@ -82,10 +98,17 @@ extension Database {
     }
 
     /// Executes the desired schema into a scratch in-memory database, so SQLite parses it and
-    /// normalizes it exactly as it does the live one.
-    static func desiredSchema(_ sql: String) throws -> DatabaseSchema {
-        var configuration = Configuration()
+    /// normalizes it exactly as it does the live one. The scratch connection is set up like
+    /// this one (``Configuration/prepareDatabase`` included), so the collations and functions
+    /// the application registers are known there too.
+    func desiredSchema(_ sql: String) throws -> DatabaseSchema {
+        var configuration = self.configuration
         configuration.foreignKeysEnabled = false
+        configuration.readOnly = false
+        configuration.createsMissingFile = true
+        configuration.journalMode = nil
+        configuration.vfsName = nil
+        configuration.trace = nil
         let scratch = try Database(path: ":memory:", configuration: configuration)
         do {
             try scratch.execute(sql: sql)
@@ -101,6 +124,17 @@ extension Database {
                 .schemaChangeRefused,
                 "Virtual tables (\(virtualTables.joined(separator: ", "))) cannot be managed by a schema step; "
                     + "create them in a closure step.")
+        }
+        // SerialDB's own objects are never read as the application's, so an application
+        // object under such a name would silently never be created.
+        let reserved = try scratch.fetchAll(
+            String.self,
+            sql: "SELECT name FROM sqlite_master WHERE lower(name) LIKE 'serialdb\\_%' ESCAPE '\\' ORDER BY name")
+        guard reserved.isEmpty else {
+            throw SerialDBError(
+                .schemaChangeRefused,
+                "The names \(reserved.map(\.quotedDatabaseIdentifier).joined(separator: ", ")) start with `serialdb_`, "
+                    + "which SerialDB reserves for its own tables; nothing was changed. Rename them.")
         }
         return try DatabaseSchema(scratch)
     }

@@ -19,6 +19,9 @@ extension Database {
         }
         let outcome = Result<Void, any Error> {
             try inTransaction(.immediate) { db in
+                // Broken references that predate the change are not the change's doing: only
+                // the ones it introduces roll it back.
+                let predating = try db.foreignKeyViolations()
                 try block(db)
                 guard db.isInsideTransaction else {
                     if db.transactionWasAbortedBySQLite { throw db.transactionEndedError(refusing: nil) }
@@ -27,7 +30,7 @@ extension Database {
                         "The schema change ended its transaction itself, so it cannot be atomic. "
                             + "Remove BEGIN/COMMIT from it; use db.inSavepoint to nest.")
                 }
-                try db.checkForeignKeys()
+                try db.checkForeignKeys(ignoring: predating)
                 return .commit
             }
         }
@@ -51,7 +54,23 @@ extension Database {
     /// Throws ``SerialDBError/Code/foreignKeyViolation`` naming up to five violating rows.
     /// See <https://www.sqlite.org/pragma.html#pragma_foreign_key_check>.
     public func checkForeignKeys() throws {
-        let violations = try fetchAll(Row.self, sql: "PRAGMA foreign_key_check")
+        try checkForeignKeys(ignoring: [])
+    }
+
+    /// The broken references `PRAGMA foreign_key_check` reports, as "table/rowid/parent".
+    func foreignKeyViolations() throws -> Set<String> {
+        Set(
+            try fetchAll(Row.self, sql: "PRAGMA foreign_key_check").map { row in
+                "\(row[0])/\(row[1])/\(row[2])"
+            })
+    }
+
+    /// Like ``checkForeignKeys()``, leaving out the violations listed in `predating`
+    /// (from ``foreignKeyViolations()`` before a change); the message says how many predate it.
+    func checkForeignKeys(ignoring predating: Set<String>) throws {
+        let violations = try fetchAll(Row.self, sql: "PRAGMA foreign_key_check").filter { row in
+            !predating.contains("\(row[0])/\(row[1])/\(row[2])")
+        }
         guard !violations.isEmpty else { return }
         let described = try violations.prefix(5).map { row -> String in
             let table: String = try row.decode(at: 0)
@@ -65,6 +84,8 @@ extension Database {
             .foreignKeyViolation,
             "\(violations.count) foreign key reference(s) are broken: " + described.joined(separator: "; ")
                 + (violations.count > 5 ? "; ..." : "")
-                + ". The change was rolled back; keep or fix the referencing rows.")
+                + ". The change was rolled back; keep or fix the referencing rows."
+                + (predating.isEmpty
+                    ? "" : " (\(predating.count) other broken reference(s) predate the change and were left alone.)"))
     }
 }

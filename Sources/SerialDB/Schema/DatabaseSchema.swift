@@ -14,10 +14,10 @@ public struct DatabaseSchema: Sendable {
     /// Views.
     public var views: [SchemaObject]
 
-    /// The table with this name (case-insensitive).
+    /// The table with this name (ASCII letters case-insensitive, as SQLite compares names).
     public func table(named name: String) -> TableDefinition? {
-        let lowered = name.lowercased()
-        return tables.first { $0.name.lowercased() == lowered }
+        let lowered = name.sqliteFolded
+        return tables.first { $0.name.sqliteFolded == lowered }
     }
 
     /// Indexes, triggers and views together.
@@ -25,7 +25,7 @@ public struct DatabaseSchema: Sendable {
 
     /// Whether a name belongs to SQLite or to SerialDB rather than to the application.
     static func isInternal(_ name: String) -> Bool {
-        let lowered = name.lowercased()
+        let lowered = name.sqliteFolded
         return lowered.hasPrefix("sqlite_") || lowered.hasPrefix("serialdb_")
     }
 
@@ -46,7 +46,7 @@ public struct DatabaseSchema: Sendable {
                 TableDefinition(
                     name: name, sql: sql, columns: try Self.columns(of: name, db),
                     foreignKeys: try Self.foreignKeys(of: name, db), isWithoutRowID: try row.decode(at: 2),
-                    isStrict: try row.decode(at: 3)))
+                    isStrict: try row.decode(at: 3), uniqueKeys: try Self.uniqueKeys(of: name, db)))
         }
         self.tables = tables.sorted { $0.name < $1.name }
         let objects = try db.fetchAll(
@@ -84,6 +84,25 @@ public struct DatabaseSchema: Sendable {
                 defaultSQL: try row.decode(at: 3), primaryKeyIndex: try row.decode(at: 4),
                 visibility: ColumnDefinition.Visibility(rawValue: try row.decode(at: 5)) ?? .normal)
         }
+    }
+
+    private static func uniqueKeys(of table: String, _ db: Database) throws -> [UniqueKey] {
+        let indexes = try db.fetchAll(
+            String.self, sql: "SELECT name FROM pragma_index_list(?) WHERE \"unique\" AND NOT partial",
+            arguments: [table])
+        var keys: [UniqueKey] = []
+        for index in indexes {
+            let parts = try db.fetchAll(
+                Row.self, sql: "SELECT cid, name, coll FROM pragma_index_xinfo(?) WHERE key ORDER BY seqno",
+                arguments: [index])
+            // cid -1 is the rowid and -2 an expression: such keys are not plain column values.
+            guard !parts.isEmpty, try parts.allSatisfy({ try $0.decode(Int.self, at: 0) >= 0 }) else { continue }
+            keys.append(
+                UniqueKey(
+                    columns: try parts.map { try $0.decode(String.self, at: 1) },
+                    collations: try parts.map { try $0.decode(String.self, at: 2) }))
+        }
+        return keys
     }
 
     private static func foreignKeys(of table: String, _ db: Database) throws -> [ForeignKeyDefinition] {

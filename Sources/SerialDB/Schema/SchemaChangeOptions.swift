@@ -24,49 +24,59 @@ public struct SchemaChangeOptions: Sendable, Equatable {
 
     /// Keeps the data of column `old` under its new name `new`.
     public mutating func renameColumn(_ old: String, to new: String, inTable table: String) {
-        columnRenames[table.lowercased(), default: [:]][old.lowercased()] = new
+        columnRenames[table.sqliteFolded, default: [:]][old.sqliteFolded] = new
     }
 
     /// Keeps the data of table `old` under its new name `new`.
     public mutating func renameTable(_ old: String, to new: String) {
-        tableRenames[old.lowercased()] = new
+        tableRenames[old.sqliteFolded] = new
     }
 
     /// Allows dropping a table and its rows.
     public mutating func allowDropping(table: String) {
-        allowedDrops.insert(table.lowercased())
+        allowedDrops.insert(table.sqliteFolded)
     }
 
     /// Allows dropping a column and its values.
     public mutating func allowDropping(column: String, inTable table: String) {
-        allowedDrops.insert(table.lowercased() + "." + column.lowercased())
+        allowedDrops.insert(table.sqliteFolded + "." + column.sqliteFolded)
     }
 
     /// Gives a NOT NULL column without a default a value for existing rows.
     public mutating func fill(column: String, inTable table: String, with value: some DatabaseValueConvertible) {
-        fillValues[table.lowercased() + "." + column.lowercased()] = value.databaseValue
+        fillValues[table.sqliteFolded + "." + column.sqliteFolded] = value.databaseValue
     }
 
     func fillValue(table: String, column: String) -> DatabaseValue? {
-        fillValues[table.lowercased() + "." + column.lowercased()]
+        fillValues[table.sqliteFolded + "." + column.sqliteFolded]
     }
 
     func allowsDropping(table: String, column: String? = nil) -> Bool {
-        let key = table.lowercased() + (column.map { "." + $0.lowercased() } ?? "")
+        let key = table.sqliteFolded + (column.map { "." + $0.sqliteFolded } ?? "")
         return allowedDrops.contains(key)
     }
 
-    /// Column renames of a table of the new schema: new name (lowercased) → old name.
+    /// Column renames of a table of the new schema: new name (folded) → old name.
     func oldColumnNames(inTable table: String) -> [String: String] {
         var reversed: [String: String] = [:]
-        for (old, new) in columnRenames[table.lowercased()] ?? [:] {
-            reversed[new.lowercased()] = old
+        for (old, new) in columnRenames[table.sqliteFolded] ?? [:] {
+            reversed[new.sqliteFolded] = old
         }
         return reversed
     }
 
-    /// The live table a table of the new schema comes from.
-    func sourceTableName(for desiredTable: String) -> String {
-        tableRenames.first { $0.value.lowercased() == desiredTable.lowercased() }?.key ?? desiredTable
+    /// Old names (folded) of the renamed columns of a table of the new schema: a column of
+    /// the new schema with such a name is a new column, never the renamed one's source.
+    func renamedAwayColumns(inTable table: String) -> Set<String> {
+        Set((columnRenames[table.sqliteFolded] ?? [:]).keys.map(\.sqliteFolded))
+    }
+
+    /// The live table a table of the new schema comes from, or nil when its name was renamed
+    /// away (the new schema then defines a fresh table under the old name).
+    func sourceTableName(for desiredTable: String) -> String? {
+        let folded = desiredTable.sqliteFolded
+        if let old = tableRenames.first(where: { $0.value.sqliteFolded == folded })?.key { return old }
+        if tableRenames.keys.contains(where: { $0.sqliteFolded == folded }) { return nil }
+        return desiredTable
     }
 }

@@ -6,7 +6,7 @@ struct SchemaPlanner {
     let db: Database
     let live: DatabaseSchema
     let desired: DatabaseSchema
-    let options: SchemaChangeOptions
+    private(set) var options: SchemaChangeOptions
 
     private var steps: [SchemaPlan.Step] = []
     private var refusals: [String] = []
@@ -19,20 +19,21 @@ struct SchemaPlanner {
     }
 
     mutating func plan() throws -> SchemaPlan {
+        dropRenamesAlreadyApplied()
         try checkRenames()
         var created: [TableDefinition] = []
         var addedColumns: [(TableDefinition, [CreateTableParts.Item])] = []
         var rebuilds: [TableRebuild] = []
         var matchedSources: Set<String> = []
         for table in desired.tables {
-            let sourceName = options.sourceTableName(for: table.name)
-            guard let source = live.table(named: sourceName) else {
+            guard let sourceName = options.sourceTableName(for: table.name), let source = live.table(named: sourceName)
+            else {
                 created.append(table)
                 continue
             }
-            matchedSources.insert(source.name.lowercased())
+            matchedSources.insert(source.name.sqliteFolded)
             let renamesColumns = !options.oldColumnNames(inTable: table.name).isEmpty
-            let renamed = source.name.lowercased() != table.name.lowercased()
+            let renamed = !source.name.isSameSQLiteName(as: table.name)
             if !renamesColumns && !renamed {
                 if source.parts.comparisonKey == table.parts.comparisonKey { continue }
                 if let added = addableColumns(from: source, to: table) {
@@ -42,25 +43,57 @@ struct SchemaPlanner {
             }
             if let rebuild = try rebuild(from: source, to: table) { rebuilds.append(rebuild) }
         }
-        let dropped = live.tables.filter { !matchedSources.contains($0.name.lowercased()) }
+        let dropped = live.tables.filter { !matchedSources.contains($0.name.sqliteFolded) }
         for table in dropped { try checkDroppable(table) }
+        // A rebuilt table whose new name is still held by the live source of another rebuild
+        // (two tables swapping names) takes its name once every rebuild has dropped its source.
+        let sourceNames = Set(rebuilds.map { $0.sourceTable.sqliteFolded })
+        for index in rebuilds.indices {
+            let target = rebuilds[index].targetTable.sqliteFolded
+            rebuilds[index].renamesLater =
+                target != rebuilds[index].sourceTable.sqliteFolded && sourceNames.contains(target)
+        }
 
         // Rebuilding, renaming or dropping a table would break (or be refused by) views and
         // triggers that mention it, so such a plan drops them all first and recreates the
-        // desired ones last. Otherwise only the changed ones are replaced.
+        // desired ones last. Otherwise only the changed ones are replaced, and the triggers of a
+        // replaced view with it (dropping a view drops its INSTEAD OF triggers).
         let restructures = !rebuilds.isEmpty || !dropped.isEmpty
         let rebuiltNames = Set(
-            rebuilds.map { $0.targetTable.lowercased() } + rebuilds.map { $0.sourceTable.lowercased() })
-        let droppedNames = Set(dropped.map { $0.name.lowercased() })
-        for object in (live.triggers + live.views) where restructures || isChangedOrGone(object) {
+            rebuilds.map { $0.targetTable.sqliteFolded } + rebuilds.map { $0.sourceTable.sqliteFolded })
+        let droppedNames = Set(dropped.map { $0.name.sqliteFolded })
+        let replacedViews = Set(live.views.filter { restructures || isChangedOrGone($0) }.map { $0.name.sqliteFolded })
+        func onReplacedView(_ object: SchemaObject) -> Bool {
+            object.kind == .trigger && replacedViews.contains(object.tableName.sqliteFolded)
+        }
+        for object in (live.triggers + live.views)
+        where restructures || isChangedOrGone(object) || onReplacedView(object) {
             add("drop \(object.kind.rawValue) \(object.name.quotedDatabaseIdentifier)", dropSQL(object))
         }
         for index in live.indexes where isChangedOrGone(index) {
-            let table = index.tableName.lowercased()
+            let table = index.tableName.sqliteFolded
             // Indexes of rebuilt and dropped tables go with their table.
             guard !rebuiltNames.contains(table), !droppedNames.contains(table) else { continue }
             add("drop index \(index.name.quotedDatabaseIdentifier)", dropSQL(index))
         }
+        // Dropped tables go before the rebuilds and creates, which may reuse their names.
+        // Foreign keys are off until the end of the change, so nothing cascades.
+        for table in dropped {
+            add(
+                "drop table \(table.name.quotedDatabaseIdentifier)", "DROP TABLE \(table.name.quotedDatabaseIdentifier)"
+            )
+        }
+        for rebuild in rebuilds {
+            steps.append(
+                SchemaPlan.Step(
+                    summary: "rebuild \(rebuild.targetTable.quotedDatabaseIdentifier) (\(rebuild.rowCount) rows): "
+                        + rebuild.reasons.joined(separator: "; "),
+                    action: .rebuild(rebuild)))
+        }
+        for rebuild in rebuilds where rebuild.renamesLater {
+            add("rename the rebuilt \(rebuild.targetTable.quotedDatabaseIdentifier)", rebuild.renameSQL)
+        }
+        // New tables after the rebuilds: a renamed table frees its old name for a new one.
         for table in created {
             add("create table \(table.name.quotedDatabaseIdentifier)", table.sql)
         }
@@ -73,25 +106,15 @@ struct SchemaPlanner {
                     "ALTER TABLE \(table.name.quotedDatabaseIdentifier) ADD COLUMN \(item.text)")
             }
         }
-        for rebuild in rebuilds {
-            steps.append(
-                SchemaPlan.Step(
-                    summary: "rebuild \(rebuild.targetTable.quotedDatabaseIdentifier) (\(rebuild.rowCount) rows): "
-                        + rebuild.reasons.joined(separator: "; "),
-                    action: .rebuild(rebuild)))
-        }
-        for table in dropped {
-            add(
-                "drop table \(table.name.quotedDatabaseIdentifier)", "DROP TABLE \(table.name.quotedDatabaseIdentifier)"
-            )
-        }
         for index in desired.indexes {
-            let table = index.tableName.lowercased()
+            let table = index.tableName.sqliteFolded
             if rebuiltNames.contains(table) || isNewOrChanged(index) {
                 add("create index \(index.name.quotedDatabaseIdentifier)", index.sql)
             }
         }
-        for object in desired.triggers + desired.views where restructures || isNewOrChanged(object) {
+        // Views before triggers: an INSTEAD OF trigger needs its view.
+        for object in desired.views + desired.triggers
+        where restructures || isNewOrChanged(object) || onReplacedView(object) {
             add("create \(object.kind.rawValue) \(object.name.quotedDatabaseIdentifier)", object.sql)
         }
         return SchemaPlan(
@@ -100,6 +123,23 @@ struct SchemaPlanner {
     }
 
     // MARK: - Tables
+
+    /// A rename that the live schema already shows (the old name gone, the new one there) was
+    /// applied by an earlier run: running the same change again is a no-op, not a refusal.
+    private mutating func dropRenamesAlreadyApplied() {
+        for (old, new) in options.tableRenames where live.table(named: old) == nil && live.table(named: new) != nil {
+            options.tableRenames[old] = nil
+        }
+        for (table, renames) in options.columnRenames {
+            guard let target = desired.table(named: table),
+                let sourceName = options.sourceTableName(for: target.name),
+                let source = live.table(named: sourceName)
+            else { continue }
+            for (old, new) in renames where source.column(named: old) == nil && source.column(named: new) != nil {
+                options.columnRenames[table]?[old] = nil
+            }
+        }
+    }
 
     private mutating func checkRenames() throws {
         for (old, new) in options.tableRenames {
@@ -121,7 +161,7 @@ struct SchemaPlanner {
                 )
                 continue
             }
-            let source = live.table(named: options.sourceTableName(for: target.name))
+            let source = options.sourceTableName(for: target.name).flatMap { live.table(named: $0) }
             for (old, new) in renames {
                 if source?.column(named: old) == nil {
                     refusals.append("Column \(table).\(old) cannot be renamed: the live table has no such column.")
@@ -148,6 +188,17 @@ struct SchemaPlanner {
                 column.visibility != .generatedStored,
                 !item.tokens.contains("w:unique"), !item.tokens.contains("w:primary")
             else { return nil }
+            // A fill value is written by the copy of a rebuild; ALTER TABLE has no place for it.
+            if options.fillValue(table: table.name, column: column.name) != nil { return nil }
+            // ALTER TABLE refuses a non-constant default (an expression in parentheses,
+            // CURRENT_TIME...) on a table with rows; table_xinfo reports `(1+1)` without its
+            // parentheses, so the definition's own tokens tell.
+            if let position = item.tokens.firstIndex(of: "w:default"), position + 1 < item.tokens.count {
+                let next = item.tokens[position + 1]
+                if next == "(" || (next.hasPrefix("w:") && !["w:true", "w:false", "w:null"].contains(next)) {
+                    return nil
+                }
+            }
             let defaultSQL = column.defaultSQL?.uppercased()
             if let defaultSQL, defaultSQL.hasPrefix("(") || defaultSQL.hasPrefix("CURRENT_") { return nil }
             let hasNonNullDefault = defaultSQL != nil && defaultSQL != "NULL"
@@ -161,20 +212,25 @@ struct SchemaPlanner {
         let rowCount =
             try db.fetchOne(Int.self, sql: "SELECT count(*) FROM \(source.name.quotedDatabaseIdentifier)") ?? 0
         let oldNames = options.oldColumnNames(inTable: table.name)
+        let renamedAway = options.renamedAwayColumns(inTable: table.name)
         var reasons: [String] = []
-        if source.name.lowercased() != table.name.lowercased() {
+        if !source.name.isSameSQLiteName(as: table.name) {
             reasons.append("renamed from \(source.name.quotedDatabaseIdentifier)")
         }
         var columns: [TableRebuild.CopiedColumn] = []
         var usedSources: Set<String> = []
         for column in table.columns where column.isWritable {
-            let sourceName = oldNames[column.name.lowercased()] ?? column.name
+            let folded = column.name.sqliteFolded
+            // A name renamed away is no longer a source, even when a new column reuses it.
+            let sourceName = oldNames[folded] ?? (renamedAway.contains(folded) ? nil : column.name)
             let fill = options.fillValue(table: table.name, column: column.name)
-            if let sourceColumn = source.column(named: sourceName), sourceColumn.isWritable {
-                usedSources.insert(sourceColumn.name.lowercased())
-                if sourceName.lowercased() != column.name.lowercased() {
+            // A generated column turned plain keeps the values it had: they can be read.
+            if let sourceName, let sourceColumn = source.column(named: sourceName), sourceColumn.visibility != .hidden {
+                usedSources.insert(sourceColumn.name.sqliteFolded)
+                if !sourceName.isSameSQLiteName(as: column.name) {
                     reasons.append("column \(sourceName) renamed to \(column.name)")
                 }
+                if !sourceColumn.isWritable { reasons.append("column \(column.name) no longer generated") }
                 reasons += differences(sourceColumn, column)
                 var copied = TableRebuild.CopiedColumn(target: column.name, source: sourceColumn.name)
                 if column.isNotNull && !sourceColumn.isNotNull && !isAutomaticKey(column, table) {
@@ -183,8 +239,10 @@ struct SchemaPlanner {
                         if let fill {
                             copied.fill = fill
                         } else {
+                            let condition = "\(sourceColumn.name.quotedDatabaseIdentifier) IS NULL"
                             refusals.append(
-                                "Column \(table.name).\(column.name) becomes NOT NULL but \(nulls) row(s) hold NULL. "
+                                "Column \(table.name).\(column.name) becomes NOT NULL but \(nulls) row(s) hold NULL"
+                                    + "\(try rowsNamed(in: source, where: condition)). "
                                     + "Give a fill value for it, or update those rows first.")
                         }
                     }
@@ -203,7 +261,7 @@ struct SchemaPlanner {
                 }
             }
         }
-        for column in source.columns where column.isWritable && !usedSources.contains(column.name.lowercased()) {
+        for column in source.columns where column.isWritable && !usedSources.contains(column.name.sqliteFolded) {
             reasons.append("column \(column.name) dropped")
             let values = try nonNullCount(source.name, column.name)
             if values > 0 && !options.allowsDropping(table: table.name, column: column.name)
@@ -219,14 +277,9 @@ struct SchemaPlanner {
         if oldParts.constraints != newParts.constraints { reasons.append("table constraints changed") }
         if oldParts.options != newParts.options { reasons.append("table options changed") }
         if source.foreignKeys != table.foreignKeys { reasons.append("foreign keys changed") }
-        let oldOrder = source.columns.map { $0.name.lowercased() }.filter { name in
-            table.columns.contains {
-                ($0.name.lowercased() == name) || oldNames[$0.name.lowercased()]?.lowercased() == name
-            }
-        }
-        let newOrder = table.columns.map { oldNames[$0.name.lowercased()]?.lowercased() ?? $0.name.lowercased() }
-            .filter(oldOrder.contains)
-        if oldOrder != newOrder { reasons.append("column order changed") }
+        let keptSources = columns.compactMap { $0.source?.sqliteFolded }
+        let oldOrder = source.columns.map(\.name.sqliteFolded).filter(keptSources.contains)
+        if oldOrder != keptSources { reasons.append("column order changed") }
         if reasons.isEmpty { reasons.append("definition changed") }
 
         if columns.isEmpty && table.isWithoutRowID && rowCount > 0 {
@@ -234,28 +287,171 @@ struct SchemaPlanner {
                 "Table \(table.name) keeps none of its columns, and as a WITHOUT ROWID table its \(rowCount) row(s) "
                     + "would have no key. Keep or rename a key column, or drop and recreate the table.")
         }
+        if rowCount > 0 {
+            try checkUniqueKeys(of: table, copying: columns, from: source)
+            try checkForeignKeys(of: table, copying: columns, from: source)
+        }
         let temporaryName = try freeTemporaryName(for: table.name)
-        guard let nameRange = newParts.nameRange else {
+        guard let createSQL = Self.createSQL(of: table, named: temporaryName) else {
             throw SerialDBError(.schemaChangeRefused, "Cannot read the CREATE TABLE statement of \(table.name).")
         }
-        var createSQL = table.sql
-        createSQL.replaceSubrange(nameRange, with: temporaryName.quotedDatabaseIdentifier)
         // The rowid travels with the INTEGER PRIMARY KEY when both tables have one that is copied;
-        // otherwise it is copied by itself so rows keep their rowids.
+        // otherwise it is copied by itself so rows keep their rowids, under whichever of its
+        // names no column of the table takes.
         let aliasCopied =
             table.rowIDAlias.map { alias in
-                columns.contains { $0.target.lowercased() == alias.lowercased() && $0.source != nil }
+                columns.contains { $0.target.isSameSQLiteName(as: alias) && $0.source != nil }
             } ?? false
-        let copiesRowID = !source.isWithoutRowID && !table.isWithoutRowID && !aliasCopied
+        let copiesRowID = source.rowIDName != nil && table.rowIDName != nil && !aliasCopied
         return TableRebuild(
             sourceTable: source.name, targetTable: table.name, reasons: reasons, temporaryName: temporaryName,
-            createSQL: createSQL, columns: columns, copiesRowID: copiesRowID, sourceHasRowID: !source.isWithoutRowID,
-            carriesAutoincrement: source.hasAutoincrement && table.hasAutoincrement, rowCount: rowCount)
+            createSQL: createSQL, columns: columns, copiesRowID: copiesRowID, sourceRowID: source.rowIDName,
+            targetRowID: table.rowIDName, carriesAutoincrement: source.hasAutoincrement && table.hasAutoincrement,
+            rowCount: rowCount)
+    }
+
+    /// The table's CREATE statement under another name. A CHECK or generated column that
+    /// names its own table (`CHECK (t.x > 0)`) names the new one: SQLite renames those
+    /// references back when the table takes its final name.
+    static func createSQL(of table: TableDefinition, named name: String) -> String? {
+        let tokens = SQLTokenizer.tokenize(table.sql)
+        guard let open = tokens.firstIndex(where: { $0.isSymbol("(") }), open > 0 else { return nil }
+        let tableName = tokens[open - 1].normalized
+        var ranges = [tokens[open - 1].range]
+        for index in (open + 1)..<max(open + 1, tokens.count - 1)
+        where tokens[index].kind == .word && tokens[index].normalized == tableName && tokens[index + 1].isSymbol(".") {
+            ranges.append(tokens[index].range)
+        }
+        var sql = table.sql
+        for range in ranges.reversed() {
+            sql.replaceSubrange(range, with: name.quotedDatabaseIdentifier)
+        }
+        return sql
+    }
+
+    // MARK: - Refusals the data can tell before anything runs
+
+    /// Up to five rows of `table` matching `condition`, named by rowid or primary key, as
+    /// ` (rows with rowid 3, 8)` for a refusal message.
+    private func rowsNamed(in table: TableDefinition, where condition: String, prefix: String = "") throws -> String {
+        let keyColumns = table.columns.filter { $0.primaryKeyIndex > 0 }.sorted {
+            $0.primaryKeyIndex < $1.primaryKeyIndex
+        }
+        let label: String
+        let what: String
+        if let rowID = table.rowIDName {
+            label = prefix + rowID.quotedDatabaseIdentifier
+            what = "rowid"
+        } else if !keyColumns.isEmpty {
+            label = keyColumns.map { "quote(\(prefix)\($0.name.quotedDatabaseIdentifier))" }.joined(
+                separator: " || ', ' || ")
+            what = "key (" + keyColumns.map(\.name).joined(separator: ", ") + ")"
+        } else {
+            return ""
+        }
+        let alias = prefix.isEmpty ? "" : " AS " + String(prefix.dropLast())
+        let labels = try db.fetchAll(
+            String.self,
+            sql:
+                "SELECT CAST(\(label) AS TEXT) FROM \(table.name.quotedDatabaseIdentifier)\(alias) WHERE \(condition) LIMIT 6"
+        )
+        guard !labels.isEmpty else { return "" }
+        return " (rows with \(what) " + labels.prefix(5).joined(separator: ", ") + (labels.count > 5 ? ", ..." : "")
+            + ")"
+    }
+
+    /// Rows that would share a value of a new unique key are refused here, naming them,
+    /// rather than failing the copy half-way.
+    private mutating func checkUniqueKeys(
+        of table: TableDefinition, copying columns: [TableRebuild.CopiedColumn], from source: TableDefinition
+    ) throws {
+        var sourceKeys = source.uniqueKeys
+        if let alias = source.rowIDAlias { sourceKeys.append(UniqueKey(columns: [alias], collations: ["BINARY"])) }
+        for key in table.uniqueKeys
+            + (table.rowIDAlias.map { [UniqueKey(columns: [$0], collations: ["BINARY"])] } ?? [])
+        {
+            // Only keys whose every column is copied as it is can be checked on the live rows.
+            let sources = key.columns.map { name in
+                columns.first { $0.target.isSameSQLiteName(as: name) && $0.fill == nil }?.source
+            }
+            guard sources.allSatisfy({ $0 != nil }) else { continue }
+            let sourceColumns = sources.compactMap { $0 }
+            let existing = UniqueKey(columns: sourceColumns, collations: key.collations)
+            // A key the live table already enforces cannot be broken by its rows.
+            if sourceKeys.contains(where: { $0.isSame(as: existing) }) { continue }
+            let grouped = zip(sourceColumns, key.collations).map { column, collation in
+                "\(column.quotedDatabaseIdentifier) COLLATE \(collation.quotedDatabaseIdentifier)"
+            }.joined(separator: ", ")
+            let notNull = sourceColumns.map { "\($0.quotedDatabaseIdentifier) IS NOT NULL" }.joined(separator: " AND ")
+            let values = sourceColumns.map { "quote(\($0.quotedDatabaseIdentifier))" }.joined(separator: " || ', ' || ")
+            let duplicates = try db.fetchAll(
+                Row.self,
+                sql: """
+                    SELECT \(values), count(*) FROM \(source.name.quotedDatabaseIdentifier) WHERE \(notNull)
+                    GROUP BY \(grouped) HAVING count(*) > 1 LIMIT 4
+                    """)
+            guard !duplicates.isEmpty else { continue }
+            let described = try duplicates.prefix(3).map { row in
+                "\(try row.decode(String.self, at: 0)) in \(try row.decode(Int.self, at: 1)) rows"
+            }.joined(separator: ", ")
+            refusals.append(
+                "Table \(table.name) gets a unique key on (\(key.columns.joined(separator: ", "))) but its rows repeat "
+                    + "values: \(described)\(duplicates.count > 3 ? ", ..." : ""). "
+                    + "Make those rows unique (or delete the extra ones) first.")
+        }
+    }
+
+    /// Rows whose new foreign key would point at no parent row are refused here, naming them.
+    private mutating func checkForeignKeys(
+        of table: TableDefinition, copying columns: [TableRebuild.CopiedColumn], from source: TableDefinition
+    ) throws {
+        for key in table.foreignKeys where !source.foreignKeys.contains(key) {
+            let childColumns = key.columns.map { name in
+                columns.first { $0.target.isSameSQLiteName(as: name) && $0.fill == nil }?.source
+            }
+            guard childColumns.allSatisfy({ $0 != nil }), let parent = desired.table(named: key.parentTable) else {
+                continue
+            }
+            var parentKey = key.parentColumns
+            if parentKey.isEmpty {
+                parentKey = parent.columns.filter { $0.primaryKeyIndex > 0 }.sorted {
+                    $0.primaryKeyIndex < $1.primaryKeyIndex
+                }
+                .map(\.name)
+            }
+            guard parentKey.count == key.columns.count else { continue }
+            let condition: String
+            let children = childColumns.compactMap { $0 }
+            let notNull = children.map { "c.\($0.quotedDatabaseIdentifier) IS NOT NULL" }.joined(separator: " AND ")
+            if let parentSource = options.sourceTableName(for: parent.name).flatMap({ live.table(named: $0) }) {
+                let parentOld = options.oldColumnNames(inTable: parent.name)
+                let parentColumns = parentKey.map { parentOld[$0.sqliteFolded] ?? $0 }
+                guard parentColumns.allSatisfy({ parentSource.column(named: $0) != nil }) else { continue }
+                let matches = zip(parentColumns, children).map { parentColumn, child in
+                    "p.\(parentColumn.quotedDatabaseIdentifier) = c.\(child.quotedDatabaseIdentifier)"
+                }.joined(separator: " AND ")
+                condition =
+                    "\(notNull) AND NOT EXISTS (SELECT 1 FROM \(parentSource.name.quotedDatabaseIdentifier) AS p WHERE \(matches))"
+            } else {
+                condition = notNull  // a new parent table starts empty
+            }
+            let orphans =
+                try db.fetchOne(
+                    Int.self,
+                    sql: "SELECT count(*) FROM \(source.name.quotedDatabaseIdentifier) AS c WHERE \(condition)")
+                ?? 0
+            guard orphans > 0 else { continue }
+            refusals.append(
+                "Table \(table.name) gets a foreign key (\(key.columns.joined(separator: ", "))) → \(parent.name), but "
+                    + "\(orphans) row(s) refer to no row of \(parent.name)"
+                    + "\(try rowsNamed(in: source, where: condition, prefix: "c.")). "
+                    + "Add the missing parent rows or fix those rows first.")
+        }
     }
 
     /// An INTEGER PRIMARY KEY turns NULL into a fresh rowid, so NOT NULL needs no fill.
     private func isAutomaticKey(_ column: ColumnDefinition, _ table: TableDefinition) -> Bool {
-        table.rowIDAlias?.lowercased() == column.name.lowercased()
+        table.rowIDAlias?.isSameSQLiteName(as: column.name) ?? false
     }
 
     private func differences(_ old: ColumnDefinition, _ new: ColumnDefinition) -> [String] {
@@ -314,7 +510,7 @@ struct SchemaPlanner {
     private func isChangedOrGone(_ object: SchemaObject) -> Bool {
         guard
             let wanted = desired.objects.first(where: {
-                $0.kind == object.kind && $0.name.lowercased() == object.name.lowercased()
+                $0.kind == object.kind && $0.name.sqliteFolded == object.name.sqliteFolded
             })
         else { return true }
         return !wanted.isSameDefinition(as: object)
@@ -323,7 +519,7 @@ struct SchemaPlanner {
     private func isNewOrChanged(_ object: SchemaObject) -> Bool {
         guard
             let existing = live.objects.first(where: {
-                $0.kind == object.kind && $0.name.lowercased() == object.name.lowercased()
+                $0.kind == object.kind && $0.name.sqliteFolded == object.name.sqliteFolded
             })
         else { return true }
         return !existing.isSameDefinition(as: object)

@@ -28,11 +28,22 @@ public struct TableRebuild: Sendable {
     var columns: [CopiedColumn]
     /// Carry the rowid of a rowid table that has no INTEGER PRIMARY KEY receiving it.
     var copiesRowID: Bool
-    /// Read rows in rowid chunks (to report progress) rather than in one statement.
-    var sourceHasRowID: Bool
+    /// The name that reads the source's rowid (`rowid`, `_rowid_` or `oid`, whichever no
+    /// column takes), or nil: then rows are read in one statement rather than in rowid chunks.
+    var sourceRowID: String?
+    /// The name that writes the new table's rowid.
+    var targetRowID: String?
     var carriesAutoincrement: Bool
     /// Rows in the source table when the plan was made.
     public var rowCount: Int
+    /// The new table keeps its temporary name until a later step (`renameSQL`): its final
+    /// name is still held by the source of another rebuild (two tables swapping names).
+    var renamesLater = false
+
+    /// Gives the new table its final name.
+    var renameSQL: String {
+        "ALTER TABLE \(temporaryName.quotedDatabaseIdentifier) RENAME TO \(targetTable.quotedDatabaseIdentifier)"
+    }
 
     private static let rowsPerChunk = 50_000
 
@@ -42,9 +53,9 @@ public struct TableRebuild: Sendable {
         var targets: [String] = []
         var sources: [String] = []
         var arguments: [DatabaseValue] = []
-        if copiesRowID {
-            targets.append("rowid")
-            sources.append("rowid")
+        if copiesRowID, let sourceRowID, let targetRowID {
+            targets.append(targetRowID.quotedDatabaseIdentifier)
+            sources.append(sourceRowID.quotedDatabaseIdentifier)
         }
         for column in columns {
             targets.append(column.target.quotedDatabaseIdentifier)
@@ -65,8 +76,10 @@ public struct TableRebuild: Sendable {
             targets.append("rowid")
             sources.append("NULL")
         }
+        // OR ABORT overrides any ON CONFLICT REPLACE / IGNORE of the new definition: a row that
+        // collides is a refusal, never a silently deleted or skipped row.
         var sql =
-            "INSERT INTO \(temporaryName.quotedDatabaseIdentifier)(\(targets.joined(separator: ", "))) "
+            "INSERT OR ABORT INTO \(temporaryName.quotedDatabaseIdentifier)(\(targets.joined(separator: ", "))) "
             + "SELECT \(sources.joined(separator: ", ")) FROM \(sourceTable.quotedDatabaseIdentifier)"
         if let condition { sql += " WHERE " + condition }
         return (sql, arguments)
@@ -79,21 +92,18 @@ public struct TableRebuild: Sendable {
             statements.append("-- carry the AUTOINCREMENT counter of \(sourceTable.quotedDatabaseIdentifier)")
         }
         statements.append("DROP TABLE \(sourceTable.quotedDatabaseIdentifier)")
-        statements.append(
-            "ALTER TABLE \(temporaryName.quotedDatabaseIdentifier) RENAME TO \(targetTable.quotedDatabaseIdentifier)")
+        if !renamesLater { statements.append(renameSQL) }
         return statements
     }
 
     /// Runs the rebuild inside the caller's transaction, reporting rows copied.
     func run(_ db: Database) throws {
         try db.execute(sql: createSQL)
-        let sequence: Int64? =
-            carriesAutoincrement
-            ? try db.fetchOne(
-                Int64.self, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [sourceTable])
-            : nil
+        let sourceRows =
+            try db.fetchOne(Int.self, sql: "SELECT count(*) FROM \(sourceTable.quotedDatabaseIdentifier)") ?? 0
+        let copied: Int
         do {
-            try copyRows(db)
+            copied = try copyRows(db, total: sourceRows)
         } catch let error as DatabaseError
             where error.resultCode == .SQLITE_CONSTRAINT || error.resultCode == .SQLITE_MISMATCH
         {
@@ -106,37 +116,51 @@ public struct TableRebuild: Sendable {
                     + "(or give a fill value) and migrate again.",
                 underlying: error)
         }
-        try db.execute(sql: "DROP TABLE \(sourceTable.quotedDatabaseIdentifier)")
-        try db.execute(
-            sql:
-                "ALTER TABLE \(temporaryName.quotedDatabaseIdentifier) RENAME TO \(targetTable.quotedDatabaseIdentifier)"
-        )
-        if let sequence {
-            // The new table's counter starts at the highest copied id; the old one may have
-            // been higher (rows deleted from the end), and ids must never be reused.
-            try db.execute(
-                sql: "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?", arguments: [sequence, targetTable])
-            if db.changesCount == 0 {
-                try db.execute(
-                    sql: "INSERT INTO sqlite_sequence(name, seq) VALUES (?, ?)", arguments: [targetTable, sequence])
-            }
+        // A last line of defence: every row must have arrived, whatever the new definition says.
+        guard copied == sourceRows else {
+            throw SerialDBError(
+                .schemaChangeRefused,
+                "Copying the rows of \(sourceTable.quotedDatabaseIdentifier) moved \(copied) of \(sourceRows) rows, so "
+                    + "the change was rolled back. Check the new definition's conflict clauses and triggers.")
         }
+        if carriesAutoincrement {
+            // The new table's counter starts at the highest copied id; the old one may have
+            // been higher (rows deleted from the end), and ids must never be reused. It is
+            // set under the temporary name: the rename carries it.
+            try db.execute(
+                sql: """
+                    INSERT INTO sqlite_sequence(name, seq)
+                    SELECT ?, seq FROM sqlite_sequence WHERE name = ?
+                    AND NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = ?)
+                    """, arguments: [temporaryName, sourceTable, temporaryName])
+            try db.execute(
+                sql: """
+                    UPDATE sqlite_sequence SET seq = max(seq, (SELECT seq FROM sqlite_sequence WHERE name = ?))
+                    WHERE name = ? AND EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = ?)
+                    """, arguments: [sourceTable, temporaryName, sourceTable])
+        }
+        try db.execute(sql: "DROP TABLE \(sourceTable.quotedDatabaseIdentifier)")
+        if !renamesLater { try db.execute(sql: renameSQL) }
     }
 
-    private func copyRows(_ db: Database) throws {
-        guard sourceHasRowID, rowCount > Self.rowsPerChunk else {
+    /// Copies every row, returning how many arrived.
+    private func copyRows(_ db: Database, total: Int) throws -> Int {
+        guard let sourceRowID, total > Self.rowsPerChunk else {
             let (sql, arguments) = copySQL(condition: nil)
             try db.execute(sql: sql, arguments: StatementArguments(arguments))
-            db.reportProgress(completed: rowCount, total: rowCount)
-            return
+            let copied = db.changesCount
+            db.reportProgress(completed: total, total: total)
+            return copied
         }
         // Chunks of rowids, so a long copy can report progress; each chunk ends at an actual
-        // rowid, so sparse rowids cost nothing.
+        // rowid, so sparse rowids cost nothing. The bounds are inclusive, so the smallest
+        // possible rowid (Int64.min) is copied too.
+        let rowID = sourceRowID.quotedDatabaseIdentifier
         let boundary = try db.makeStatement(
             sql:
-                "SELECT rowid FROM \(sourceTable.quotedDatabaseIdentifier) WHERE rowid > ? ORDER BY rowid LIMIT 1 OFFSET ?"
+                "SELECT \(rowID) FROM \(sourceTable.quotedDatabaseIdentifier) WHERE \(rowID) >= ? ORDER BY \(rowID) LIMIT 1 OFFSET ?"
         )
-        let (chunkSQL, fills) = copySQL(condition: "rowid > ? AND rowid <= ?")
+        let (chunkSQL, fills) = copySQL(condition: "\(rowID) >= ? AND \(rowID) <= ?")
         let chunk = try db.makeStatement(sql: chunkSQL)
         var lower = Int64.min
         var copied = 0
@@ -144,9 +168,10 @@ public struct TableRebuild: Sendable {
             let upper = try boundary.fetchOne(Int64.self, arguments: [lower, Self.rowsPerChunk - 1]) ?? Int64.max
             try chunk.execute(arguments: StatementArguments(fills + [.integer(lower), .integer(upper)]))
             copied += db.changesCount
-            db.reportProgress(completed: min(copied, rowCount), total: rowCount)
+            db.reportProgress(completed: min(copied, total), total: total)
             if upper == Int64.max { break }
-            lower = upper
+            lower = upper + 1
         }
+        return copied
     }
 }
