@@ -9,6 +9,8 @@ let package = Package(
         .executable(name: "stress", targets: ["stress"]),
         .executable(name: "bench", targets: ["bench"]),
         .executable(name: "serialdb", targets: ["serialdb"]),
+        .library(name: "SerialDBSyncServer", targets: ["SerialDBSyncServer"]),
+        .executable(name: "serialdb-sync-server", targets: ["serialdb-sync-server"]),
     ],
     targets: [
         .systemLibrary(
@@ -20,9 +22,18 @@ let package = Package(
         .target(name: "CSQLiteShims", dependencies: ["CSQLite"]),
         .target(name: "SerialDB", dependencies: ["CSQLite"]),
         .executableTarget(name: "serialdb", dependencies: ["SerialDB"]),
+        // Table sync, server side: beside the core, which never imports it.
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]
+        ),
+        .target(name: "SerialDBSyncServer", dependencies: ["SerialDB", "CMicroHTTPD"]),
+        .executableTarget(name: "serialdb-sync-server", dependencies: ["SerialDBSyncServer"]),
         .executableTarget(name: "stress", dependencies: ["SerialDB", "CSQLiteShims"], path: "Stress"),
         .executableTarget(
-            name: "bench", dependencies: ["SerialDB", "CSQLiteShims"], path: "Benchmarks", exclude: ["results"]),
+            name: "bench", dependencies: ["SerialDB", "CSQLiteShims", "SerialDBSyncServer"], path: "Benchmarks",
+            exclude: ["results"]),
         .target(name: "SerialDBTestSupport", dependencies: ["SerialDB"], path: "Tests/SerialDBTestSupport"),
         // A child process for tests that need two processes on one file, or a process to kill.
         .executableTarget(
@@ -34,6 +45,9 @@ let package = Package(
                 "SerialDB", "SerialDBTestSupport", "CSQLite", "CSQLiteShims", "serialdb-test-child", "serialdb",
                 "stress",
             ]),
+        .testTarget(
+            name: "SerialDBSyncServerTests",
+            dependencies: ["SerialDBSyncServer", "SerialDB", "SerialDBTestSupport", "serialdb-sync-server"]),
     ],
     swiftLanguageModes: [.v6]
 )
