@@ -122,3 +122,10 @@ public struct SyncServerConfiguration: Sendable {
         return difference == 0
     }
 }
+
+extension SyncServerConfiguration {
+    /// ``constantTimeEqual(_:_:)`` on strings, for the tests.
+    static func constantTimeEqualForTesting(_ a: String, _ b: String) -> Bool {
+        constantTimeEqual(Array(a.utf8), Array(b.utf8))
+    }
+}
