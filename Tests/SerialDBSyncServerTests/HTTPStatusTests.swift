@@ -3,6 +3,10 @@ import SerialDBSyncServer
 import SerialDBTestSupport
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// Every status code of the wire protocol, with its error code, over real HTTP.
 @Suite struct HTTPStatusTests {
     @Test func aMissingOrUnknownTokenIs401() async throws {
@@ -102,6 +106,23 @@ import Testing
         #expect(answer.errorCode == "payload_too_large")
         let justUnder = Data((#"{"tables": []}"# + String(repeating: " ", count: 4 * 1024 * 1024 - 14)).utf8)
         #expect(try await running.alice.send("/v1/check-update", body: justUnder).status == 200)
+    }
+
+    @Test func aChunkedBodyOverTheLimitIs413Too() async throws {
+        let running = try RunningSyncServer(.sqliteMemory) { $0.maximumBodySize = 1_000 }
+        defer { try? running.stop() }
+        // No Content-Length: the server counts the chunks as they come and drops the excess.
+        var request = URLRequest(url: running.server.url.appendingPathComponent("/v1/check-update"))
+        request.httpMethod = "POST"
+        request.timeoutInterval = 60
+        request.setValue("Bearer t-alice", forHTTPHeaderField: "Authorization")
+        request.httpBodyStream = InputStream(
+            data: Data((#"{"tables": []}"# + String(repeating: " ", count: 2_000)).utf8))
+        let (data, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 413)
+        #expect(try JSONValue.parse(data)["error"]?["code"] == .string("payload_too_large"))
+        let small = try await running.alice.post("/v1/check-update", #"{"tables": []}"#)
+        #expect(small.status == 200)
     }
 
     @Test func aStoreFailureIs500WithoutItsInternals() async throws {
