@@ -127,17 +127,21 @@ struct JSONParser {
     private mutating func parseString() throws -> String {
         position += 1  // the opening quote
         let start = position
-        // Fast path: no escapes, so the bytes between the quotes are the string.
+        // Fast path: no escapes, so the bytes between the quotes are the string; when they
+        // are all ASCII there is no UTF-8 to validate either.
+        var isASCII = true
         while position < bytes.count {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 let slice = bytes[start..<position]
                 position += 1
+                if isASCII { return String(decoding: slice, as: UTF8.self) }
                 guard let string = String(validating: slice, as: UTF8.self) else {
                     throw error("a string is not valid UTF-8")
                 }
                 return string
             }
+            isASCII = isASCII && byte < 0x80
             if byte == UInt8(ascii: "\\") { break }
             guard byte >= 0x20 else { throw error("a control character inside a string") }
             position += 1
@@ -236,10 +240,26 @@ struct JSONParser {
             guard position < bytes.count, isDigit(bytes[position]) else { throw error("an exponent without digits") }
             while position < bytes.count, isDigit(bytes[position]) { position += 1 }
         }
+        if isInteger, let integer = integerValue(bytes[start..<position]) { return .integer(integer) }
         let text = String(decoding: bytes[start..<position], as: UTF8.self)
-        if isInteger, let integer = Int64(text) { return .integer(integer) }
         guard let double = Double(text), double.isFinite else { throw error("a number out of range") }
         return .number(double)
+    }
+
+    /// The value of an integer literal already checked for syntax, or `nil` when it does not
+    /// fit in 64 bits. Negative numbers are accumulated downwards so that `Int64.min` fits.
+    private func integerValue(_ literal: ArraySlice<UInt8>) -> Int64? {
+        let negative = literal.first == UInt8(ascii: "-")
+        var value: Int64 = 0
+        for byte in literal.dropFirst(negative ? 1 : 0) {
+            let digit = Int64(byte - UInt8(ascii: "0"))
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflow2) =
+                negative ? times10.subtractingReportingOverflow(digit) : times10.addingReportingOverflow(digit)
+            if overflow1 || overflow2 { return nil }
+            value = next
+        }
+        return value
     }
 
     private func isDigit(_ byte: UInt8) -> Bool {

@@ -1,7 +1,7 @@
 import Foundation
 import SerialDB
 
-/// The embedded sync store: one SQLite file behind a SerialDB ``DatabaseQueue``, in WAL mode
+/// The embedded sync store: one SQLite file behind a SerialDB `DatabaseQueue`, in WAL mode
 /// with `synchronous = FULL`, so an upload the server acknowledged survives a power loss.
 ///
 /// Every row of every synced table lives in one table keyed by (table, owner, canonical key)
@@ -21,7 +21,7 @@ public final class SQLiteSyncStore: SyncStore {
 
     /// Opens (and creates or upgrades) the store at `path`.
     ///
-    /// - Throws: ``DatabaseError`` when the file cannot be opened; ``SerialDBError`` when its
+    /// - Throws: `DatabaseError` when the file cannot be opened; `SerialDBError` when its
     ///   schema was written by a newer version of the store.
     public init(path: String) throws {
         var configuration = Configuration()

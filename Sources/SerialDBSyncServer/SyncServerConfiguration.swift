@@ -124,7 +124,7 @@ public struct SyncServerConfiguration: Sendable {
 }
 
 extension SyncServerConfiguration {
-    /// ``constantTimeEqual(_:_:)`` on strings, for the tests.
+    /// `constantTimeEqual(_:_:)` on strings, for the tests.
     static func constantTimeEqualForTesting(_ a: String, _ b: String) -> Bool {
         constantTimeEqual(Array(a.utf8), Array(b.utf8))
     }

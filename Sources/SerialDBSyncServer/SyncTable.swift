@@ -14,10 +14,12 @@ public final class SyncTable: Sendable {
     public let schema: String
     /// The writable columns in declared order.
     let columns: [SyncColumn]
-    /// Indexes into ``columns`` of the primary-key columns, in key order.
+    /// Indexes into `columns` of the primary-key columns, in key order.
     let keyColumnIndexes: [Int]
     /// Column positions by lowercased name: SQLite names are case-insensitive.
     private let columnIndexByName: [String: Int]
+    /// Column positions by declared name, the usual spelling.
+    private let columnIndexByExactName: [String: Int]
     /// The declared table in an in-memory database of its own, where rows that leave out
     /// columns are tried so that SQLite evaluates the DEFAULT expressions. Foreign keys are off
     /// there: the parent tables are not in it.
@@ -71,6 +73,8 @@ public final class SyncTable: Sendable {
                 .invalidConfiguration,
                 "table \(JSONWriter.quoted(name)) has no PRIMARY KEY; a synced row is found by its key, so declare one")
         }
+        columnIndexByExactName = Dictionary(
+            writable.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         columnIndexByName = Dictionary(
             writable.enumerated().map { ($1.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
     }
@@ -160,7 +164,8 @@ public final class SyncTable: Sendable {
         _ members: [String: JSONValue], into values: inout [DatabaseValue?], what: String
     ) throws(SyncRejection) {
         for (name, json) in members {
-            guard let index = columnIndexByName[name.lowercased()] else {
+            // Exact names first: lowercasing every member name costs an allocation each.
+            guard let index = columnIndexByExactName[name] ?? columnIndexByName[name.lowercased()] else {
                 throw SyncRejection(
                     "the \(what) names column \(JSONWriter.quoted(name)), which table "
                         + "\(JSONWriter.quoted(self.name)) does not have")
