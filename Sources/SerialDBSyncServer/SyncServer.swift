@@ -16,9 +16,10 @@ import SerialDB
 /// try store.close()
 /// ```
 public final class SyncServer: @unchecked Sendable {
-    // Safe to share: `service` and the options are immutable; `daemon`, `listeningSocket` and
-    // `stopping` are behind `lock`; libmicrohttpd calls back on its own threads, each
-    // request's state is used by one of them at a time, and `inFlight` is atomic under `lock`.
+    // Safe to share: `service`, `host` and the options are immutable; `boundPort` is written
+    // once in init, before the object is published; `daemon`, `inFlight` and `stopping` are
+    // behind `lock`; libmicrohttpd calls back on its own threads, and each request's state is
+    // used by one of them at a time.
 
     /// The protocol this server speaks.
     public let service: SyncService
@@ -50,15 +51,17 @@ public final class SyncServer: @unchecked Sendable {
         self.service = service
         self.options = options
         host = options.host
-        // libmicrohttpd calls back with `self` as context; the daemon is stopped before
-        // `self` goes away (in stop() or deinit), so the unretained pointer stays valid.
-        let context = Unmanaged.passUnretained(self).toOpaque()
+        // libmicrohttpd calls back with `self` as context. The daemon holds a reference until
+        // stop() has joined its threads, so no callback can outlive the object; a server
+        // nobody stops serves until the process ends.
+        let context = Unmanaged.passRetained(self).toOpaque()
         let started = serialdb_mhd_start(
             options.host, options.port, UInt32(max(1, options.threads)),
             UInt32(max(1, options.connectionTimeoutSeconds)),
             UInt32(max(1, options.maximumConnections)), syncServerAccessHandler, context, syncServerRequestCompleted,
             context)
         guard let started else {
+            Unmanaged.passUnretained(self).release()
             throw SyncServerError(
                 .cannotStart,
                 "cannot listen on \(options.host) port \(options.port): the host must be an IPv4 or IPv6 address "
@@ -76,7 +79,8 @@ public final class SyncServer: @unchecked Sendable {
 
     /// Stops accepting connections, waits up to `gracePeriod` for the requests in flight to be
     /// answered, then closes every connection and joins the server's threads. The store is left
-    /// open: close it afterwards. Stopping twice is harmless.
+    /// open: close it afterwards. Stopping twice is harmless. A server serves until it is
+    /// stopped, whether or not anything still refers to it.
     public func stop(gracePeriod: Duration = .seconds(30)) {
         let quiesced: OpaquePointer? = lock.withLock {
             guard let daemon, !stopping else { return nil }
@@ -93,10 +97,8 @@ public final class SyncServer: @unchecked Sendable {
         MHD_stop_daemon(quiesced)
         if listener >= 0 { Foundation.close(listener) }
         lock.withLock { daemon = nil }
-    }
-
-    deinit {
-        if let daemon { MHD_stop_daemon(daemon) }
+        // The daemon's threads are joined: its reference can go.
+        Unmanaged.passUnretained(self).release()
     }
 
     // MARK: - Called by libmicrohttpd
