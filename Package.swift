@@ -9,6 +9,8 @@ let package = Package(
         .executable(name: "stress", targets: ["stress"]),
         .executable(name: "bench", targets: ["bench"]),
         .executable(name: "serialdb", targets: ["serialdb"]),
+        .library(name: "SerialDBSyncServer", targets: ["SerialDBSyncServer"]),
+        .executable(name: "serialdb-sync-server", targets: ["serialdb-sync-server"]),
     ],
     targets: [
         .systemLibrary(
@@ -23,11 +25,19 @@ let package = Package(
         // directory, a seeded generator. Not part of the library.
         .target(name: "HarnessSupport"),
         .executableTarget(name: "serialdb", dependencies: ["SerialDB"]),
+        // Table sync, server side: beside the core, which never imports it.
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]
+        ),
+        .target(name: "SerialDBSyncServer", dependencies: ["SerialDB", "CMicroHTTPD"]),
+        .executableTarget(name: "serialdb-sync-server", dependencies: ["SerialDBSyncServer"]),
         .executableTarget(
             name: "stress", dependencies: ["SerialDB", "CSQLiteShims", "HarnessSupport"], path: "Stress"),
         .executableTarget(
-            name: "bench", dependencies: ["SerialDB", "CSQLiteShims", "HarnessSupport"], path: "Benchmarks",
-            exclude: ["results"]),
+            name: "bench", dependencies: ["SerialDB", "CSQLiteShims", "HarnessSupport", "SerialDBSyncServer"],
+            path: "Benchmarks", exclude: ["results"]),
         .target(
             name: "SerialDBTestSupport", dependencies: ["SerialDB", "HarnessSupport"], path: "Tests/SerialDBTestSupport"
         ),
@@ -41,6 +51,9 @@ let package = Package(
                 "SerialDB", "SerialDBTestSupport", "CSQLite", "CSQLiteShims", "serialdb-test-child", "serialdb",
                 "stress", "bench",
             ]),
+        .testTarget(
+            name: "SerialDBSyncServerTests",
+            dependencies: ["SerialDBSyncServer", "SerialDB", "SerialDBTestSupport", "serialdb-sync-server"]),
     ],
     swiftLanguageModes: [.v6]
 )
