@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "stress", targets: ["stress"]),
         .executable(name: "bench", targets: ["bench"]),
         .executable(name: "serialdb", targets: ["serialdb"]),
+        .library(name: "SerialDBSync", targets: ["SerialDBSync"]),
     ],
     targets: [
         .systemLibrary(
@@ -23,6 +24,8 @@ let package = Package(
         // directory, a seeded generator. Not part of the library.
         .target(name: "HarnessSupport"),
         .executableTarget(name: "serialdb", dependencies: ["SerialDB"]),
+        // Table sync, client side: beside the core, which never imports it; no C library of its own.
+        .target(name: "SerialDBSync", dependencies: ["SerialDB"]),
         .executableTarget(
             name: "stress", dependencies: ["SerialDB", "CSQLiteShims", "HarnessSupport"], path: "Stress"),
         .executableTarget(
@@ -41,6 +44,7 @@ let package = Package(
                 "SerialDB", "SerialDBTestSupport", "CSQLite", "CSQLiteShims", "serialdb-test-child", "serialdb",
                 "stress",
             ]),
+        .testTarget(name: "SerialDBSyncTests", dependencies: ["SerialDBSync", "SerialDB", "SerialDBTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
