@@ -23,7 +23,7 @@ let package = Package(
         // What the stress harness, the benchmark and the tests share: a locked box, a scratch
         // directory, a seeded generator. Not part of the library.
         .target(name: "HarnessSupport"),
-        .executableTarget(name: "serialdb", dependencies: ["SerialDB"]),
+        .executableTarget(name: "serialdb", dependencies: ["SerialDB", "SerialDBSync"]),
         // Table sync, client side: beside the core, which never imports it; no C library of its own.
         .target(name: "SerialDBSync", dependencies: ["SerialDB"]),
         .executableTarget(

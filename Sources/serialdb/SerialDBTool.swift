@@ -21,6 +21,7 @@ struct SerialDBTool {
 
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "sync" { SyncCommand.main(Array(arguments.dropFirst())) }
         do {
             let command = try ToolCommand(arguments: arguments)
             exit(try command.run())
