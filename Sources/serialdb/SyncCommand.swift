@@ -2,14 +2,15 @@ import Foundation
 import SerialDB
 import SerialDBSync
 
-/// `serialdb sync DB --server URL --token T`: syncs a database file by hand and prints the
-/// report. Exit status: 0 synced, 1 failed, 2 usage error.
+/// `serialdb sync DB --server URL --token T [--page-size N]`: syncs a database file by hand and
+/// prints the report. Exit status: 0 synced, 1 failed, 2 usage error.
 enum SyncCommand {
-    static let usage = "usage: serialdb sync DB --server URL --token TOKEN"
+    static let usage = "usage: serialdb sync DB --server URL --token TOKEN [--page-size ROWS]"
 
     /// Runs the subcommand and exits.
     static func main(_ arguments: [String]) -> Never {
-        guard arguments.count == 5, let path = arguments.first,
+        let pageSize = value(of: "--page-size", in: arguments).map { Int($0) }
+        guard arguments.count == (pageSize == nil ? 5 : 7), let path = arguments.first, pageSize != .some(nil),
             let server = value(of: "--server", in: arguments), let url = URL(string: server), url.scheme != nil,
             let token = value(of: "--token", in: arguments)
         else {
@@ -23,7 +24,9 @@ enum SyncCommand {
         Task {
             do {
                 let queue = try DatabaseQueue(path: path)
-                let client = try SyncClient(queue: queue, transport: HTTPSyncTransport(baseURL: url, token: token))
+                let client = try SyncClient(
+                    queue: queue, transport: HTTPSyncTransport(baseURL: url, token: token),
+                    pageSize: (pageSize ?? nil) ?? 500)
                 outcome.result = .success(describe(try await client.sync()))
                 try await queue.close()
             } catch {
