@@ -10,6 +10,8 @@ let package = Package(
         .executable(name: "bench", targets: ["bench"]),
         .executable(name: "serialdb", targets: ["serialdb"]),
         .library(name: "SerialDBSync", targets: ["SerialDBSync"]),
+        .library(name: "SerialDBSyncServer", targets: ["SerialDBSyncServer"]),
+        .executable(name: "serialdb-sync-server", targets: ["serialdb-sync-server"]),
     ],
     targets: [
         .systemLibrary(
@@ -26,11 +28,19 @@ let package = Package(
         .executableTarget(name: "serialdb", dependencies: ["SerialDB", "SerialDBSync"]),
         // Table sync, client side: beside the core, which never imports it; no C library of its own.
         .target(name: "SerialDBSync", dependencies: ["SerialDB"]),
+        // Table sync, server side: beside the core, which never imports it.
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]
+        ),
+        .target(name: "SerialDBSyncServer", dependencies: ["SerialDB", "CMicroHTTPD"]),
+        .executableTarget(name: "serialdb-sync-server", dependencies: ["SerialDBSyncServer"]),
         .executableTarget(
             name: "stress", dependencies: ["SerialDB", "CSQLiteShims", "HarnessSupport"], path: "Stress"),
         .executableTarget(
-            name: "bench", dependencies: ["SerialDB", "CSQLiteShims", "HarnessSupport"], path: "Benchmarks",
-            exclude: ["results"]),
+            name: "bench", dependencies: ["SerialDB", "CSQLiteShims", "HarnessSupport", "SerialDBSyncServer"],
+            path: "Benchmarks", exclude: ["results"]),
         .target(
             name: "SerialDBTestSupport", dependencies: ["SerialDB", "HarnessSupport"], path: "Tests/SerialDBTestSupport"
         ),
@@ -44,7 +54,12 @@ let package = Package(
                 "SerialDB", "SerialDBTestSupport", "CSQLite", "CSQLiteShims", "serialdb-test-child", "serialdb",
                 "stress",
             ]),
-        .testTarget(name: "SerialDBSyncTests", dependencies: ["SerialDBSync", "SerialDB", "SerialDBTestSupport"]),
+        .testTarget(
+            name: "SerialDBSyncTests",
+            dependencies: ["SerialDBSync", "SerialDB", "SerialDBTestSupport", "serialdb-sync-server", "serialdb"]),
+        .testTarget(
+            name: "SerialDBSyncServerTests",
+            dependencies: ["SerialDBSyncServer", "SerialDB", "SerialDBTestSupport", "serialdb-sync-server"]),
     ],
     swiftLanguageModes: [.v6]
 )

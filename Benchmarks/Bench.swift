@@ -42,6 +42,7 @@ struct Bench {
         let results = try BenchRunner(workloads: workloads, rounds: options.rounds, directory: directory)
             .run(progress: printError)
         print(ResultTable.render(results, rounds: options.rounds))
+        print(SyncFloors.render(results), terminator: "")
         if let path = options.jsonPath {
             let report = BenchReport(
                 results: results, rounds: options.rounds, quick: options.quick, sqliteVersion: sqliteVersion)

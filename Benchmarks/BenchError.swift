@@ -6,6 +6,8 @@ enum BenchError: Error, CustomStringConvertible {
     case setup(String)
     /// A side's result differs from what the workload must produce.
     case mismatch(workload: String, side: String, expected: Digest, actual: Digest)
+    /// The sync server answered something other than success.
+    case sync(String)
 
     var description: String {
         switch self {
@@ -15,6 +17,8 @@ enum BenchError: Error, CustomStringConvertible {
             return "setup: \(problem)"
         case .mismatch(let workload, let side, let expected, let actual):
             return "\(workload): the \(side) side produced [\(actual)], expected [\(expected)]"
+        case .sync(let problem):
+            return "sync server: \(problem)"
         }
     }
 }

@@ -9,6 +9,7 @@ enum WorkloadCatalog {
         let perThread = 2_000 / divisor
         let roundTrips = 100_000 / divisor
         let bigTable = 1_000_000 / divisor
+        let syncRows = 10_000 / divisor
         return [
             Workload(
                 name: "insert_one_tx", operations: rows, expected: .rows(rows, operations: rows), target: 1.15,
@@ -53,6 +54,18 @@ enum WorkloadCatalog {
                 name: "add_column_1m", operations: 1, expected: .rows(bigTable, operations: 1), target: nil,
                 serialDB: { try SerialDBSide.addColumn(path: $0, rows: bigTable) },
                 rawC: { try RawCSide.addColumn(path: $0, rows: bigTable) }),
+            // The sync server over loopback HTTP (the "serialdb" side) against raw C writing or
+            // reading the same rows locally: the ratio is the price of the network protocol.
+            Workload(
+                name: "sync_post_10k", operations: syncRows, expected: .rows(syncRows, operations: syncRows),
+                target: nil,
+                serialDB: { try SyncSide.post(path: $0, rows: syncRows) },
+                rawC: { try RawCSide.insertOneTransaction(path: $0, rows: syncRows) }),
+            Workload(
+                name: "sync_fetch_10k", operations: syncRows, expected: .rows(syncRows, operations: syncRows),
+                target: nil,
+                serialDB: { try SyncSide.fetch(path: $0, rows: syncRows) },
+                rawC: { try RawCSide.fetchAll(path: $0, rows: syncRows) }),
         ]
     }
 

@@ -1,0 +1,111 @@
+import Foundation
+import SerialDB
+
+/// Builds JSON text byte by byte. Responses are written directly rather than through
+/// `JSONSerialization`: the stored rows are already JSON text and are copied in as they are,
+/// which is most of the work a fetch does.
+struct JSONWriter {
+    private(set) var bytes: [UInt8] = []
+
+    init(capacity: Int = 256) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// The text written so far.
+    var data: Data { Data(bytes) }
+
+    /// The text written so far, as a string.
+    var string: String { String(decoding: bytes, as: UTF8.self) }
+
+    mutating func raw(_ text: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// Copies text that is already JSON (a stored row).
+    mutating func rawJSON(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    mutating func integer(_ value: Int64) {
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    mutating func bool(_ value: Bool) {
+        if value { raw("true") } else { raw("false") }
+    }
+
+    /// A string in quotes, with the characters JSON requires escaped.
+    mutating func string(_ value: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): raw("\\\"")
+            case UInt8(ascii: "\\"): raw("\\\\")
+            case 0x0A: raw("\\n")
+            case 0x0D: raw("\\r")
+            case 0x09: raw("\\t")
+            case 0..<0x20:
+                raw("\\u00")
+                let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                bytes.append(hex[Int(byte >> 4)])
+                bytes.append(hex[Int(byte & 0xF)])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// A column value in the wire encoding: INTEGER → integer, REAL → number, TEXT → string,
+    /// NULL → null, BLOB → `{"base64": "..."}`.
+    mutating func value(_ value: DatabaseValue) {
+        switch value {
+        case .null: raw("null")
+        case .integer(let integer): self.integer(integer)
+        case .real(let double):
+            // Swift prints the shortest text that reads back as the same double; an integral
+            // double keeps its ".0", so it reads back as a number, not an integer.
+            bytes.append(contentsOf: "\(double)".utf8)
+        case .text(let text): string(text)
+        case .blob(let data):
+            raw("{\"base64\":")
+            string(data.base64EncodedString())
+            raw("}")
+        }
+    }
+
+    /// A JSON value, written back as text (objects with their members sorted by name).
+    mutating func json(_ value: JSONValue) {
+        switch value {
+        case .null: raw("null")
+        case .bool(let bool): self.bool(bool)
+        case .integer(let integer): self.integer(integer)
+        case .number(let double): bytes.append(contentsOf: "\(double)".utf8)
+        case .string(let string): self.string(string)
+        case .array(let elements):
+            raw("[")
+            for (index, element) in elements.enumerated() {
+                if index > 0 { raw(",") }
+                json(element)
+            }
+            raw("]")
+        case .object(let members):
+            raw("{")
+            for (index, name) in members.keys.sorted().enumerated() {
+                if index > 0 { raw(",") }
+                string(name)
+                raw(":")
+                json(members[name]!)
+            }
+            raw("}")
+        }
+    }
+}
+
+extension JSONWriter {
+    /// `text` as a JSON string literal, for messages (`column "title" is NOT NULL`).
+    static func quoted(_ text: String) -> String {
+        var writer = JSONWriter(capacity: text.utf8.count + 2)
+        writer.string(text)
+        return writer.string
+    }
+}

@@ -1,0 +1,257 @@
+import Foundation
+import SerialDB
+
+/// The embedded sync store: one SQLite file behind a SerialDB `DatabaseQueue`, in WAL mode
+/// with `synchronous = FULL`, so an upload the server acknowledged survives a power loss.
+///
+/// Every row of every synced table lives in one table keyed by (table, owner, canonical key)
+/// and holds its latest state as JSON text, with an index on (table, owner, version) that
+/// serves fetches in version order. A one-row state table holds the version counter and the
+/// tombstone purge floor; the counter is read and advanced inside each writing transaction,
+/// and SQLite runs one writer at a time, so versions follow commit order. Upload results are
+/// remembered per (account, client id, seq) in the same transaction as the change.
+///
+/// ```swift
+/// let store = try SQLiteSyncStore(path: "server.sqlite")
+/// let server = try SyncServer(configuration: configuration, store: store)
+/// ```
+public final class SQLiteSyncStore: SyncStore {
+    /// The queue of the store's database; the store's own tables are named `serialdb_sync_…`.
+    public let queue: DatabaseQueue
+
+    /// Opens (and creates or upgrades) the store at `path`.
+    ///
+    /// - Throws: `DatabaseError` when the file cannot be opened; `SerialDBError` when its
+    ///   schema was written by a newer version of the store.
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.journalMode = .wal
+        configuration.synchronous = .full
+        configuration.label = "sync store"
+        queue = try DatabaseQueue(path: path, configuration: configuration)
+        try queue.migrate(Self.migrator)
+    }
+
+    /// An in-memory store, gone when closed: for tests and trials.
+    public init() throws {
+        var configuration = Configuration()
+        configuration.label = "sync store (in memory)"
+        queue = try DatabaseQueue(configuration: configuration)
+        try queue.migrate(Self.migrator)
+    }
+
+    private static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("sync-store-1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE serialdb_sync_state(
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        version INTEGER NOT NULL,
+                        purge_floor INTEGER NOT NULL);
+                    INSERT INTO serialdb_sync_state(id, version, purge_floor) VALUES (1, 0, 0);
+                    CREATE TABLE serialdb_sync_row(
+                        table_name TEXT NOT NULL,
+                        owner TEXT NOT NULL,
+                        key TEXT NOT NULL,
+                        version INTEGER NOT NULL,
+                        deleted INTEGER NOT NULL,
+                        row TEXT NOT NULL,
+                        UNIQUE (table_name, owner, key));
+                    CREATE INDEX serialdb_sync_row_by_version ON serialdb_sync_row(table_name, owner, version);
+                    CREATE INDEX serialdb_sync_tombstone ON serialdb_sync_row(version) WHERE deleted;
+                    CREATE TABLE serialdb_sync_applied(
+                        account TEXT NOT NULL,
+                        client_id TEXT NOT NULL,
+                        seq INTEGER NOT NULL,
+                        status TEXT NOT NULL,
+                        version INTEGER,
+                        deleted INTEGER,
+                        row TEXT,
+                        message TEXT,
+                        PRIMARY KEY (account, client_id, seq)) WITHOUT ROWID;
+                    """)
+        }
+        return migrator
+    }
+
+    /// The highest version of each (table, owner) pair, 0 for one with no rows.
+    public func latestVersions(of tables: [(table: String, owner: String)]) throws -> [Int64] {
+        try queue.read { db in
+            let statement = try db.cachedStatement(
+                sql: "SELECT max(version) FROM serialdb_sync_row WHERE table_name = ? AND owner = ?")
+            return try tables.map { try statement.fetchOne(Int64.self, arguments: [$0.table, $0.owner]) ?? 0 }
+        }
+    }
+
+    /// The changes of one table and owner above `since`, in version order, at most `limit`.
+    public func changes(table: String, owner: String, since: Int64, limit: Int) throws -> SyncChangePage {
+        try queue.read { db in
+            let floor = try db.fetchOne(Int64.self, sql: "SELECT purge_floor FROM serialdb_sync_state") ?? 0
+            if since > 0 && since < floor {
+                return SyncChangePage(changes: [], hasMore: false, resync: true)
+            }
+            var changes = try db.cachedStatement(
+                sql: """
+                    SELECT version, deleted, row FROM serialdb_sync_row
+                    WHERE table_name = ? AND owner = ? AND version > ? ORDER BY version LIMIT ?
+                    """
+            ).fetchAll(StoredChange.self, arguments: [table, owner, since, limit + 1]).map(\.change)
+            let hasMore = changes.count > limit
+            if hasMore { changes.removeLast() }
+            return SyncChangePage(changes: changes, hasMore: hasMore, resync: false)
+        }
+    }
+
+    /// Applies an upload in one IMMEDIATE transaction; see ``SyncStore``.
+    public func apply(account: String, clientID: String?, mutations: [SyncMutation]) throws -> [SyncMutationResult] {
+        try queue.write { db in
+            var version = try db.fetchOne(Int64.self, sql: "SELECT version FROM serialdb_sync_state") ?? 0
+            let startVersion = version
+            let findApplied = try db.cachedStatement(
+                sql: """
+                    SELECT status, version, deleted, row, message FROM serialdb_sync_applied
+                    WHERE account = ? AND client_id = ? AND seq = ?
+                    """)
+            let recordApplied = try db.cachedStatement(
+                sql: """
+                    INSERT INTO serialdb_sync_applied(account, client_id, seq, status, version, deleted, row, message)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
+            let findCurrent = try db.cachedStatement(
+                sql:
+                    "SELECT version, deleted, row FROM serialdb_sync_row WHERE table_name = ? AND owner = ? AND key = ?"
+            )
+            let write = try db.cachedStatement(
+                sql: """
+                    INSERT INTO serialdb_sync_row(table_name, owner, key, version, deleted, row)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (table_name, owner, key)
+                    DO UPDATE SET version = excluded.version, deleted = excluded.deleted, row = excluded.row
+                    """)
+            var results: [SyncMutationResult] = []
+            results.reserveCapacity(mutations.count)
+            for mutation in mutations {
+                if let clientID,
+                    let first = try findApplied.fetchOne(
+                        StoredResult.self, arguments: [account, clientID, mutation.seq])
+                {
+                    results.append(try first.result())
+                    continue
+                }
+                let result: SyncMutationResult
+                switch mutation.action {
+                case .reject(let message):
+                    result = .rejected(message: message)
+                case .upsert(let key, let keyJSON, let rowJSON):
+                    result = try change(
+                        mutation, key: key, keyJSON: keyJSON, deleted: false, rowJSON: rowJSON, version: &version,
+                        find: findCurrent, write: write)
+                case .delete(let key, let keyJSON):
+                    result = try change(
+                        mutation, key: key, keyJSON: keyJSON, deleted: true, rowJSON: keyJSON, version: &version,
+                        find: findCurrent, write: write)
+                }
+                if let clientID {
+                    try record(result, of: mutation, account: account, clientID: clientID, with: recordApplied)
+                }
+                results.append(result)
+            }
+            if version != startVersion {
+                try db.execute(sql: "UPDATE serialdb_sync_state SET version = ?", arguments: [version])
+            }
+            return results
+        }
+    }
+
+    /// Writes one row change unless its base version is stale, advancing `version`.
+    private func change(
+        _ mutation: SyncMutation, key: String, keyJSON: String, deleted: Bool, rowJSON: String,
+        version: inout Int64, find: Statement, write: Statement
+    ) throws -> SyncMutationResult {
+        let current = try find.fetchOne(StoredChange.self, arguments: [mutation.table, mutation.owner, key])?.change
+        // A deleted key counts as new again: re-inserting it is based on version 0.
+        let currentBase = current.map { $0.deleted ? 0 : $0.version } ?? 0
+        if let base = mutation.baseVersion, base != currentBase {
+            return .conflict(current: current ?? SyncChange(version: 0, deleted: true, rowJSON: keyJSON))
+        }
+        version += 1
+        try write.execute(values: mutation.table, mutation.owner, key, version, deleted, rowJSON)
+        return .applied(version: version)
+    }
+
+    private func record(
+        _ result: SyncMutationResult, of mutation: SyncMutation, account: String, clientID: String,
+        with statement: Statement
+    ) throws {
+        switch result {
+        case .applied(let version):
+            try statement.execute(arguments: [account, clientID, mutation.seq, "applied", version, nil, nil, nil])
+        case .conflict(let current):
+            try statement.execute(arguments: [
+                account, clientID, mutation.seq, "conflict", current.version, current.deleted, current.rowJSON, nil,
+            ])
+        case .rejected(let message):
+            try statement.execute(arguments: [account, clientID, mutation.seq, "rejected", nil, nil, nil, message])
+        }
+    }
+
+    /// Removes tombstones up to `version` (capped at the current version) and raises the floor.
+    public func purgeTombstones(through version: Int64) throws -> (purged: Int, floor: Int64) {
+        try queue.write { db in
+            let state = try db.fetchOne(Row.self, sql: "SELECT version, purge_floor FROM serialdb_sync_state")
+            let current: Int64 = try state?.decode(at: 0) ?? 0
+            let oldFloor: Int64 = try state?.decode(at: 1) ?? 0
+            let floor = max(oldFloor, min(version, current))
+            try db.execute(sql: "DELETE FROM serialdb_sync_row WHERE deleted AND version <= ?", arguments: [floor])
+            let purged = db.changesCount
+            try db.execute(sql: "UPDATE serialdb_sync_state SET purge_floor = ?", arguments: [floor])
+            return (purged, floor)
+        }
+    }
+
+    /// Waits for the work in progress and closes the database.
+    public func close() throws {
+        try queue.close()
+    }
+}
+
+/// A row of `serialdb_sync_row` as a change.
+private struct StoredChange: RowDecodable {
+    let change: SyncChange
+
+    init(row: Row) throws {
+        change = SyncChange(
+            version: try row.decode(at: 0), deleted: try row.decode(at: 1), rowJSON: try row.decode(at: 2))
+    }
+}
+
+/// A remembered upload result.
+private struct StoredResult: RowDecodable {
+    let status: String
+    let version: Int64?
+    let deleted: Bool?
+    let row: String?
+    let message: String?
+
+    init(row: Row) throws {
+        status = try row.decode(at: 0)
+        version = try row.decode(at: 1)
+        deleted = try row.decode(at: 2)
+        self.row = try row.decode(at: 3)
+        message = try row.decode(at: 4)
+    }
+
+    func result() throws -> SyncMutationResult {
+        switch (status, version, deleted, row, message) {
+        case ("applied", let version?, _, _, _):
+            return .applied(version: version)
+        case ("conflict", let version?, let deleted?, let row?, _):
+            return .conflict(current: SyncChange(version: version, deleted: deleted, rowJSON: row))
+        case ("rejected", _, _, _, let message?):
+            return .rejected(message: message)
+        default:
+            throw SyncServerError(.invalidStore, "a remembered upload result has status \(status) and missing fields")
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+/// One HTTP request as the protocol sees it, whatever server received it.
+public struct SyncRequest: Sendable {
+    /// `POST`, `GET`...
+    public var method: String
+    /// The path, without query string (`/v1/fetch-data`).
+    public var path: String
+    /// The `Authorization` header, if any.
+    public var authorization: String?
+    /// The body bytes.
+    public var body: Data
+
+    /// Creates a request.
+    public init(method: String, path: String, authorization: String?, body: Data) {
+        self.method = method
+        self.path = path
+        self.authorization = authorization
+        self.body = body
+    }
+}
+
+/// The answer to a ``SyncRequest``: a status and a JSON body, plus what the request log needs.
+public struct SyncResponse: Sendable {
+    /// The HTTP status code.
+    public var status: Int
+    /// The JSON body.
+    public var body: Data
+    /// The account the token belonged to, when it was valid.
+    public var account: String?
+    /// For a 500, what went wrong inside: for the server's log, never for the client.
+    public var internalError: String?
+}
+
+/// A request the protocol refuses as a whole: answered with `status` and
+/// `{"error": {"code": ..., "message": ...}}`.
+struct SyncRequestError: Error {
+    let status: Int
+    let code: String
+    let message: String
+
+    static func badRequest(_ message: String) -> SyncRequestError {
+        SyncRequestError(status: 400, code: "bad_request", message: message)
+    }
+
+    static let unauthorized = SyncRequestError(
+        status: 401, code: "unauthorized", message: "a valid token is required: send Authorization: Bearer TOKEN")
+
+    static func forbidden(_ message: String) -> SyncRequestError {
+        SyncRequestError(status: 403, code: "forbidden", message: message)
+    }
+
+    static func notFound(_ path: String) -> SyncRequestError {
+        SyncRequestError(
+            status: 404, code: "not_found",
+            message: "no call at \(path); the calls are POST /v1/check-update, /v1/fetch-schema, "
+                + "/v1/fetch-data and /v1/post-data")
+    }
+
+    static func methodNotAllowed(_ method: String) -> SyncRequestError {
+        SyncRequestError(
+            status: 405, code: "method_not_allowed", message: "\(method) is not allowed: every call is POST")
+    }
+
+    static func payloadTooLarge(limit: Int) -> SyncRequestError {
+        SyncRequestError(
+            status: 413, code: "payload_too_large",
+            message: "the body is larger than \(limit) bytes; send fewer mutations per request")
+    }
+
+    static let internalError = SyncRequestError(
+        status: 500, code: "internal", message: "the server failed to answer; try again later")
+
+    /// The error body.
+    var body: Data {
+        var writer = JSONWriter(capacity: 128)
+        writer.raw("{\"error\":{\"code\":")
+        writer.string(code)
+        writer.raw(",\"message\":")
+        writer.string(message)
+        writer.raw("}}")
+        return writer.data
+    }
+}

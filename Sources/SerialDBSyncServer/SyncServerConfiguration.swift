@@ -1,0 +1,131 @@
+import Foundation
+
+/// What a sync server serves: its tables and the tokens of its accounts, read from the JSON
+/// configuration file.
+///
+/// ```json
+/// {"tables": [
+///    {"name": "note", "scope": "account", "struct_version": 1,
+///     "schema": "CREATE TABLE note(id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL, body TEXT)"}],
+///  "tokens": [{"token": "t-alice", "account": "alice"}]}
+/// ```
+public struct SyncServerConfiguration: Sendable {
+    /// The synced tables, in the order of the file.
+    public let tables: [SyncTable]
+    /// The accounts' tokens.
+    private let tokens: [(token: [UInt8], account: String)]
+
+    /// Builds a configuration from tables and a token → account map.
+    ///
+    /// - Throws: ``SyncServerError/Code/invalidConfiguration`` for two tables of one name, an
+    ///   empty token or account.
+    public init(tables: [SyncTable], tokens: [String: String]) throws {
+        var seen = Set<String>()
+        for table in tables where !seen.insert(table.name.lowercased()).inserted {
+            throw SyncServerError(.invalidConfiguration, "table \(JSONWriter.quoted(table.name)) is listed twice")
+        }
+        for (token, account) in tokens where token.isEmpty || account.isEmpty {
+            throw SyncServerError(.invalidConfiguration, "a token and its account must both be non-empty strings")
+        }
+        self.tables = tables
+        self.tokens = tokens.sorted { $0.key < $1.key }.map { (Array($0.key.utf8), $0.value) }
+    }
+
+    /// Reads the configuration file.
+    ///
+    /// - Throws: ``SyncServerError/Code/invalidConfiguration`` naming the file and what is wrong in it.
+    public init(contentsOfFile path: String) throws {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw SyncServerError(.invalidConfiguration, "cannot read the configuration file \(path): \(error)")
+        }
+        do {
+            try self.init(json: data)
+        } catch let error as SyncServerError {
+            throw SyncServerError(.invalidConfiguration, "\(path): \(error.message)")
+        }
+    }
+
+    /// Parses the configuration from JSON text (the file format above).
+    ///
+    /// - Throws: ``SyncServerError/Code/invalidConfiguration`` saying what is wrong.
+    public init(json data: Data) throws {
+        func invalid(_ message: String) -> SyncServerError { SyncServerError(.invalidConfiguration, message) }
+        let root: [String: JSONValue]
+        do {
+            guard let object = try JSONValue.parse(data).objectValue else {
+                throw invalid("the file is not a JSON object")
+            }
+            root = object
+        } catch let error as JSONParseError {
+            throw invalid(error.message)
+        }
+        guard let tableEntries = root["tables"]?.arrayValue else { throw invalid("\"tables\" must be an array") }
+        var tables: [SyncTable] = []
+        for (position, entry) in tableEntries.enumerated() {
+            guard let fields = entry.objectValue, let name = fields["name"]?.stringValue, !name.isEmpty else {
+                throw invalid("table \(position + 1) needs a \"name\"")
+            }
+            let label = "table \(JSONWriter.quoted(name))"
+            guard let scopeName = fields["scope"]?.stringValue, let scope = SyncScope(rawValue: scopeName) else {
+                throw invalid("\(label) needs a \"scope\" of \"account\" or \"global\"")
+            }
+            guard let structVersion = fields["struct_version"]?.integerValue, structVersion >= 1 else {
+                throw invalid("\(label) needs a \"struct_version\" of 1 or more")
+            }
+            guard let schema = fields["schema"]?.stringValue, !schema.isEmpty else {
+                throw invalid("\(label) needs a \"schema\" (its CREATE TABLE)")
+            }
+            tables.append(try SyncTable(name: name, scope: scope, structVersion: structVersion, schema: schema))
+        }
+        guard let tokenEntries = root["tokens"]?.arrayValue else { throw invalid("\"tokens\" must be an array") }
+        var tokens: [String: String] = [:]
+        for (position, entry) in tokenEntries.enumerated() {
+            guard let fields = entry.objectValue, let token = fields["token"]?.stringValue,
+                let account = fields["account"]?.stringValue
+            else { throw invalid("token \(position + 1) needs a \"token\" and an \"account\"") }
+            guard tokens.updateValue(account, forKey: token) == nil else {
+                throw invalid("token \(position + 1) is listed twice")
+            }
+        }
+        try self.init(tables: tables, tokens: tokens)
+    }
+
+    /// The table with this name, exactly as configured.
+    public func table(named name: String) -> SyncTable? {
+        tables.first { $0.name == name }
+    }
+
+    /// The account a bearer token belongs to, or `nil`. Every configured token is compared in
+    /// full whatever matches, so the time taken says nothing about how much of a token was right.
+    public func account(forToken token: String) -> String? {
+        let given = Array(token.utf8)
+        var found: String?
+        for entry in tokens where Self.constantTimeEqual(given, entry.token) {
+            found = entry.account
+        }
+        return found
+    }
+
+    /// Compares every byte of the longer of the two, so the time does not depend on where
+    /// they first differ.
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var difference = UInt8(truncatingIfNeeded: a.count ^ b.count) | (a.count == b.count ? 0 : 1)
+        let length = max(a.count, b.count)
+        for index in 0..<length {
+            let x = index < a.count ? a[index] : 0
+            let y = index < b.count ? b[index] : 0
+            difference |= x ^ y
+        }
+        return difference == 0
+    }
+}
+
+extension SyncServerConfiguration {
+    /// `constantTimeEqual(_:_:)` on strings, for the tests.
+    static func constantTimeEqualForTesting(_ a: String, _ b: String) -> Bool {
+        constantTimeEqual(Array(a.utf8), Array(b.utf8))
+    }
+}

@@ -1,0 +1,296 @@
+import Foundation
+
+/// The sync protocol, independent of HTTP and of the store: takes a request (method, path,
+/// authorization, body) and returns the status and JSON body DESIGN.md's "Wire protocol" fixes.
+///
+/// ``SyncServer`` feeds it the requests libmicrohttpd receives; tests and other servers can
+/// call ``handle(_:)`` directly.
+///
+/// ```swift
+/// let service = SyncService(configuration: configuration, store: try SQLiteSyncStore(path: "server.sqlite"))
+/// let response = service.handle(SyncRequest(method: "POST", path: "/v1/check-update",
+///                                           authorization: "Bearer t-alice", body: Data(#"{"tables": []}"#.utf8)))
+/// ```
+public final class SyncService: Sendable {
+    /// The tables and tokens served.
+    public let configuration: SyncServerConfiguration
+    /// Where rows are kept.
+    public let store: any SyncStore
+
+    /// fetch-data's page size when the request names none, and the most it may ask for.
+    public static let defaultFetchLimit = 500
+    /// The largest page fetch-data returns, whatever the request asks for.
+    public static let maximumFetchLimit = 5000
+
+    /// Serves `configuration` from `store`.
+    public init(configuration: SyncServerConfiguration, store: any SyncStore) {
+        self.configuration = configuration
+        self.store = store
+    }
+
+    /// Answers one request. Never throws: every failure is a status and an error body.
+    public func handle(_ request: SyncRequest) -> SyncResponse {
+        var account: String?
+        do {
+            let call = try route(request)
+            let owner = try authenticate(request)
+            account = owner
+            let body: JSONValue
+            do {
+                body = try JSONValue.parse(request.body)
+            } catch let error as JSONParseError {
+                throw SyncRequestError.badRequest(error.message)
+            }
+            let response: Data
+            switch call {
+            case .checkUpdate: response = try checkUpdate(body, account: owner)
+            case .fetchSchema: response = try fetchSchema(body)
+            case .fetchData: response = try fetchData(body, account: owner)
+            case .postData: response = try postData(body, account: owner)
+            }
+            return SyncResponse(status: 200, body: response, account: account)
+        } catch let error as SyncRequestError {
+            return SyncResponse(status: error.status, body: error.body, account: account)
+        } catch {
+            // A store failure: the client learns only that it failed; the log gets the cause.
+            let failure = SyncRequestError.internalError
+            return SyncResponse(status: failure.status, body: failure.body, account: account, internalError: "\(error)")
+        }
+    }
+
+    /// Writes rows into a table without a client: how global tables (which no client may
+    /// write) are filled, or an account's rows seeded. Each row gets a new version; base
+    /// versions are not checked and nothing is remembered for retries.
+    ///
+    /// - Parameters:
+    ///   - rows: JSON objects, one per row, in the wire encoding.
+    ///   - table: a configured table.
+    ///   - account: the owner of the rows; ignored for a global table.
+    /// - Returns: one result per row: `applied`, or `rejected` with the validation message.
+    /// - Throws: ``SyncServerError/Code/invalidStore`` for an unknown table; the store's errors.
+    public func load(rows: [JSONValue], into table: String, account: String = "") throws -> [SyncMutationResult] {
+        guard let synced = configuration.table(named: table) else {
+            throw SyncServerError(.invalidStore, "there is no synced table \(JSONWriter.quoted(table))")
+        }
+        let owner = synced.scope == .global ? "" : account
+        let mutations = rows.enumerated().map { index, json in
+            let action: SyncMutation.Action
+            do throws(SyncRejection) {
+                guard let members = json.objectValue else { throw SyncRejection("a row must be a JSON object") }
+                let row = try synced.validate(row: members)
+                action = .upsert(key: row.key, keyJSON: row.keyJSON, rowJSON: row.rowJSON)
+            } catch {
+                action = .reject(message: error.message)
+            }
+            return SyncMutation(
+                seq: Int64(index + 1), table: synced.name, owner: owner, action: action, baseVersion: nil)
+        }
+        return try store.apply(account: owner, clientID: nil, mutations: mutations)
+    }
+
+    private enum Call {
+        case checkUpdate
+        case fetchSchema
+        case fetchData
+        case postData
+    }
+
+    private func route(_ request: SyncRequest) throws(SyncRequestError) -> Call {
+        let call: Call
+        switch request.path {
+        case "/v1/check-update": call = .checkUpdate
+        case "/v1/fetch-schema": call = .fetchSchema
+        case "/v1/fetch-data": call = .fetchData
+        case "/v1/post-data": call = .postData
+        default: throw .notFound(request.path)
+        }
+        guard request.method == "POST" else { throw .methodNotAllowed(request.method) }
+        return call
+    }
+
+    private func authenticate(_ request: SyncRequest) throws(SyncRequestError) -> String {
+        guard let header = request.authorization else { throw .unauthorized }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer",
+            let account = configuration.account(forToken: parts[1].trimmingCharacters(in: .whitespaces))
+        else { throw .unauthorized }
+        return account
+    }
+
+    private func table(_ name: String) throws(SyncRequestError) -> SyncTable {
+        guard let table = configuration.table(named: name) else {
+            throw .badRequest("there is no synced table \(JSONWriter.quoted(name))")
+        }
+        return table
+    }
+
+    private func owner(of table: SyncTable, account: String) -> String {
+        table.scope == .global ? "" : account
+    }
+
+    // MARK: - check-update
+
+    private func checkUpdate(_ body: JSONValue, account: String) throws -> Data {
+        let request = try RequestFields(body, context: "the request")
+        var known: [String: (structVersion: Int64, version: Int64)] = [:]
+        for (index, entry) in try request.array("tables").enumerated() {
+            let fields = try RequestFields(entry, context: "table entry \(index + 1)")
+            known[try fields.string("table")] = (try fields.count("struct_version")!, try fields.count("version")!)
+        }
+        let tables = configuration.tables
+        let versions = try store.latestVersions(of: tables.map { ($0.name, owner(of: $0, account: account)) })
+        var writer = JSONWriter(capacity: 128 + 160 * tables.count)
+        writer.raw("{\"account\":")
+        writer.string(account)
+        writer.raw(",\"tables\":[")
+        for (index, table) in tables.enumerated() {
+            let client = known[table.name]
+            if index > 0 { writer.raw(",") }
+            writer.raw("{\"table\":")
+            writer.string(table.name)
+            writer.raw(",\"scope\":")
+            writer.string(table.scope.rawValue)
+            writer.raw(",\"owner\":")
+            writer.string(owner(of: table, account: account))
+            writer.raw(",\"struct_version\":")
+            writer.integer(table.structVersion)
+            writer.raw(",\"version\":")
+            writer.integer(versions[index])
+            writer.raw(",\"schema_changed\":")
+            writer.bool(client?.structVersion != table.structVersion)
+            writer.raw(",\"data_changed\":")
+            writer.bool(versions[index] > (client?.version ?? 0))
+            writer.raw("}")
+        }
+        writer.raw("]}")
+        return writer.data
+    }
+
+    // MARK: - fetch-schema
+
+    private func fetchSchema(_ body: JSONValue) throws -> Data {
+        let table = try table(try RequestFields(body, context: "the request").string("table"))
+        var writer = JSONWriter(capacity: 64 + table.schema.utf8.count)
+        writer.raw("{\"table\":")
+        writer.string(table.name)
+        writer.raw(",\"struct_version\":")
+        writer.integer(table.structVersion)
+        writer.raw(",\"schema\":")
+        writer.string(table.schema)
+        writer.raw("}")
+        return writer.data
+    }
+
+    // MARK: - fetch-data
+
+    private func fetchData(_ body: JSONValue, account: String) throws -> Data {
+        let request = try RequestFields(body, context: "the request")
+        let table = try table(try request.string("table"))
+        let since = try request.count("since")!
+        let asked = try request.count("limit", required: false) ?? Int64(Self.defaultFetchLimit)
+        guard asked >= 1 else { throw SyncRequestError.badRequest("\"limit\" must be 1 or more") }
+        let limit = Int(min(asked, Int64(Self.maximumFetchLimit)))
+        let page = try store.changes(
+            table: table.name, owner: owner(of: table, account: account), since: since, limit: limit)
+        var writer = JSONWriter(capacity: 128 + page.changes.reduce(0) { $0 + $1.rowJSON.utf8.count + 48 })
+        writer.raw("{\"table\":")
+        writer.string(table.name)
+        writer.raw(",\"changes\":[")
+        for (index, change) in page.changes.enumerated() {
+            if index > 0 { writer.raw(",") }
+            writeChange(change, into: &writer)
+        }
+        writer.raw("],\"version\":")
+        // The cursor to store: the last change served; unchanged when there was none; 0 when
+        // the client must start again.
+        writer.integer(page.resync ? 0 : page.changes.last?.version ?? since)
+        writer.raw(",\"has_more\":")
+        writer.bool(page.hasMore)
+        writer.raw(",\"resync\":")
+        writer.bool(page.resync)
+        writer.raw("}")
+        return writer.data
+    }
+
+    private func writeChange(_ change: SyncChange, into writer: inout JSONWriter) {
+        writer.raw("{\"version\":")
+        writer.integer(change.version)
+        writer.raw(",\"deleted\":")
+        writer.bool(change.deleted)
+        writer.raw(",\"row\":")
+        writer.rawJSON(change.rowJSON)
+        writer.raw("}")
+    }
+
+    // MARK: - post-data
+
+    private func postData(_ body: JSONValue, account: String) throws -> Data {
+        let request = try RequestFields(body, context: "the request")
+        let clientID = try request.string("client_id")
+        guard !clientID.isEmpty else { throw SyncRequestError.badRequest("\"client_id\" must not be empty") }
+        let entries = try request.array("mutations")
+        var mutations: [SyncMutation] = []
+        mutations.reserveCapacity(entries.count)
+        // The whole request is checked before anything is applied: a malformed mutation or a
+        // write to a global table refuses the request, so none of it is half-applied.
+        for (index, entry) in entries.enumerated() {
+            mutations.append(try mutation(entry, position: index + 1, account: account))
+        }
+        let results = try store.apply(account: account, clientID: clientID, mutations: mutations)
+        var writer = JSONWriter(capacity: 16 + 48 * results.count)
+        writer.raw("{\"results\":[")
+        for (index, result) in results.enumerated() {
+            if index > 0 { writer.raw(",") }
+            writer.raw("{\"seq\":")
+            writer.integer(mutations[index].seq)
+            switch result {
+            case .applied(let version):
+                writer.raw(",\"status\":\"applied\",\"version\":")
+                writer.integer(version)
+            case .conflict(let current):
+                writer.raw(",\"status\":\"conflict\",\"current\":")
+                writeChange(current, into: &writer)
+            case .rejected(let message):
+                writer.raw(",\"status\":\"rejected\",\"error\":")
+                writer.string(message)
+            }
+            writer.raw("}")
+        }
+        writer.raw("]}")
+        return writer.data
+    }
+
+    private func mutation(_ entry: JSONValue, position: Int, account: String) throws -> SyncMutation {
+        let fields = try RequestFields(entry, context: "mutation \(position)")
+        let seq = try fields.count("seq")!
+        let table = try table(try fields.string("table"))
+        guard table.scope == .account else {
+            throw SyncRequestError.forbidden(
+                "table \(JSONWriter.quoted(table.name)) is global: every account reads it and none writes it")
+        }
+        let baseVersion = try fields.count("base_version")!
+        let action: SyncMutation.Action
+        switch try fields.string("op") {
+        case "upsert":
+            let members = try fields.object("row")
+            do throws(SyncRejection) {
+                let row = try table.validate(row: members)
+                action = .upsert(key: row.key, keyJSON: row.keyJSON, rowJSON: row.rowJSON)
+            } catch {
+                action = .reject(message: error.message)
+            }
+        case "delete":
+            let members = try fields.object("key")
+            do throws(SyncRejection) {
+                let key = try table.validate(key: members)
+                action = .delete(key: key.key, keyJSON: key.keyJSON)
+            } catch {
+                action = .reject(message: error.message)
+            }
+        case let other:
+            throw SyncRequestError.badRequest(
+                "\"op\" in mutation \(position) must be \"upsert\" or \"delete\", not \(JSONWriter.quoted(other))")
+        }
+        return SyncMutation(seq: seq, table: table.name, owner: account, action: action, baseVersion: baseVersion)
+    }
+}

@@ -1,0 +1,115 @@
+/// Where a sync server keeps rows, versions, tombstones and the results of uploads.
+///
+/// The HTTP layer and the protocol (``SyncService``) know nothing of how a store works; a store
+/// knows nothing of HTTP or JSON requests. Rows reach the store already validated, as canonical
+/// keys and JSON text, so a store only keeps and orders them. ``SQLiteSyncStore`` is the
+/// embedded default.
+///
+/// What every store guarantees:
+/// - one server-wide version counter, advanced inside the writing transaction, so that commit
+///   order is version order: once ``changes(table:owner:since:limit:)`` returned a page ending
+///   at version V, no change with a version ≤ V can commit later;
+/// - ``apply(account:clientID:mutations:)`` runs in one transaction, and remembers each result
+///   by (account, client id, seq) in that same transaction: a repeated seq returns its first
+///   result and changes nothing, across restarts;
+/// - a delete leaves a tombstone until ``purgeTombstones(through:)`` removes it and raises
+///   the purge floor.
+public protocol SyncStore: Sendable {
+    /// The highest version of each (table, owner) pair, 0 for one with no rows.
+    func latestVersions(of tables: [(table: String, owner: String)]) throws -> [Int64]
+
+    /// The changes of one table and owner with a version above `since`, in ascending version
+    /// order, at most `limit` of them; each key appears once, in its latest state.
+    func changes(table: String, owner: String, since: Int64, limit: Int) throws -> SyncChangePage
+
+    /// Applies the mutations of one upload in one transaction and returns one result each, in order.
+    /// A `clientID` of `nil` records nothing (administrative loads, not client uploads).
+    func apply(account: String, clientID: String?, mutations: [SyncMutation]) throws -> [SyncMutationResult]
+
+    /// Removes the tombstones with a version ≤ `version` and raises the purge floor to it
+    /// (never above the current version, never lower than before).
+    /// - Returns: the number of tombstones removed and the new floor.
+    func purgeTombstones(through version: Int64) throws -> (purged: Int, floor: Int64)
+
+    /// Waits for the work in progress and closes the store; later calls throw.
+    func close() throws
+}
+
+/// One change as served by fetch-data: a row's latest state, or its tombstone.
+public struct SyncChange: Sendable, Equatable {
+    /// The version the change was given.
+    public var version: Int64
+    /// Whether the key was deleted; `rowJSON` then holds only the key columns.
+    public var deleted: Bool
+    /// The row (or the key of a tombstone) as a JSON object, in the wire encoding.
+    public var rowJSON: String
+
+    /// Creates a change.
+    public init(version: Int64, deleted: Bool, rowJSON: String) {
+        self.version = version
+        self.deleted = deleted
+        self.rowJSON = rowJSON
+    }
+}
+
+/// One page of changes.
+public struct SyncChangePage: Sendable, Equatable {
+    /// The changes, in ascending version order.
+    public var changes: [SyncChange]
+    /// Whether more changes follow the last one.
+    public var hasMore: Bool
+    /// Whether `since` was below the purge floor: the client must fetch again from 0 (and
+    /// `changes` is empty).
+    public var resync: Bool
+
+    /// Creates a page.
+    public init(changes: [SyncChange], hasMore: Bool, resync: Bool) {
+        self.changes = changes
+        self.hasMore = hasMore
+        self.resync = resync
+    }
+}
+
+/// One mutation of an upload, validated against the table's declaration.
+public struct SyncMutation: Sendable, Equatable {
+    /// What the mutation does.
+    public enum Action: Sendable, Equatable {
+        /// Insert or replace the row under `key` (`keyJSON`: the key columns as a JSON object).
+        case upsert(key: String, keyJSON: String, rowJSON: String)
+        /// Delete `key`, leaving a tombstone whose row is `keyJSON`.
+        case delete(key: String, keyJSON: String)
+        /// Refused by validation: recorded under its seq with this message, nothing changes.
+        case reject(message: String)
+    }
+
+    /// The client's sequence number, unique per client id.
+    public var seq: Int64
+    /// The table's name.
+    public var table: String
+    /// The account that owns the row (empty for a global table).
+    public var owner: String
+    /// What to do.
+    public var action: Action
+    /// The version the client last saw for the key (0: it believes the key is new); `nil`
+    /// writes whatever the current version is (administrative loads, never a client's upload).
+    public var baseVersion: Int64?
+
+    /// Creates a mutation.
+    public init(seq: Int64, table: String, owner: String, action: Action, baseVersion: Int64?) {
+        self.seq = seq
+        self.table = table
+        self.owner = owner
+        self.action = action
+        self.baseVersion = baseVersion
+    }
+}
+
+/// What happened to one mutation.
+public enum SyncMutationResult: Sendable, Equatable {
+    /// Stored with this version.
+    case applied(version: Int64)
+    /// `base_version` did not match; nothing changed. `current` is the key's state on the server.
+    case conflict(current: SyncChange)
+    /// Refused, with the reason.
+    case rejected(message: String)
+}

@@ -1,0 +1,82 @@
+import Foundation
+import SerialDBSyncServer
+
+/// `serialdb-sync-server`: serves table sync over HTTP from an embedded SQLite store, or
+/// purges tombstones. Exit status: 0 ok, 1 failed, 2 usage error.
+///
+/// `main` is synchronous: it blocks in `sigwait` until told to stop, with SIGTERM and SIGINT
+/// blocked in every thread. A plain signal handler would not do: a process started from a
+/// Dispatch thread (as the tests start it) inherits a mask with those signals blocked, and
+/// `sigwait` takes them either way.
+@main
+struct SyncServerTool {
+    static func main() {
+        let commandLine: ServerCommandLine
+        do {
+            commandLine = try ServerCommandLine(arguments: Array(CommandLine.arguments.dropFirst()))
+        } catch let error as UsageError {
+            printError("serialdb-sync-server: \(error.message)\n\n\(ServerCommandLine.usage)")
+            exit(2)
+        } catch {
+            printError("serialdb-sync-server: \(error)")
+            exit(2)
+        }
+        do {
+            switch commandLine.command {
+            case .help:
+                print(ServerCommandLine.usage)
+            case .serve:
+                try serve(commandLine)
+            case .purgeTombstones(let through):
+                let store = try openStore(commandLine)
+                let (purged, floor) = try store.purgeTombstones(through: through)
+                try store.close()
+                print("purged \(purged) tombstone(s); the purge floor is \(floor)")
+            }
+        } catch {
+            printError("serialdb-sync-server: \(error)")
+            exit(1)
+        }
+        exit(0)
+    }
+
+    private static func openStore(_ commandLine: ServerCommandLine) throws -> any SyncStore {
+        if commandLine.postgresURL != nil {
+            throw SyncServerError(
+                .invalidStore, "the PostgreSQL store is not supported yet; use the embedded store: --db FILE")
+        }
+        return try SQLiteSyncStore(path: commandLine.databasePath!)
+    }
+
+    private static func serve(_ commandLine: ServerCommandLine) throws {
+        // Blocked before any thread starts, so every thread inherits the mask and only
+        // sigwait below receives them.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGTERM)
+        sigaddset(&signals, SIGINT)
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+
+        let configuration = try SyncServerConfiguration(contentsOfFile: commandLine.configPath)
+        let store = try openStore(commandLine)
+        var options = SyncServerOptions()
+        options.host = commandLine.host
+        options.port = commandLine.port
+        options.log = { entry in printError(entry.description) }
+        let server = try SyncServer(configuration: configuration, store: store, options: options)
+        // Written straight to the file descriptor: a parent reading the pipe sees it at once.
+        FileHandle.standardOutput.write(Data("listening on \(server.url.absoluteString)\n".utf8))
+
+        var received: Int32 = 0
+        sigwait(&signals, &received)
+        printError("serialdb-sync-server: signal \(received): finishing the requests in flight")
+        server.stop()
+        try store.close()
+        printError("serialdb-sync-server: stopped")
+    }
+
+    /// Standard error: the request log and failures. One write per line.
+    private static func printError(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+}

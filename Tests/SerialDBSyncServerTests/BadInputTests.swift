@@ -1,0 +1,125 @@
+import Foundation
+import SerialDBSyncServer
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Input no client should send: each gets a 4xx (or a closed connection), and the server
+/// answers the next good request as if nothing happened.
+@Suite struct BadInputTests {
+    @Test func badBodiesOfEveryKindGet400AndLeaveTheServerHealthy() async throws {
+        let running = try RunningSyncServer(.sqliteFile)
+        defer { try? running.stop() }
+        let bodies: [Data] = [
+            Data([0xFF, 0xFE, 0x00, 0x01]),
+            Data(#"{"table": "\#u{0}"}"#.utf8),
+            Data([UInt8(ascii: "\""), 0xC3, 0x28, UInt8(ascii: "\"")]),
+            Data(String(repeating: "[", count: 100_000).utf8),
+            Data(String(repeating: "{\"a\":", count: 10_000).utf8),
+            Data(#"{"table": "note", "since": 1e400}"#.utf8),
+            Data(#"{"table": 99999999999999999999999, "since": 0}"#.utf8),
+            Data(#"{"table": "note", "since": 0} trailing"#.utf8),
+            Data(#"{"table": "note\ud800", "since": 0}"#.utf8),
+            Data(#"{"table": "note", "since": 0,}"#.utf8),
+            Data("null".utf8),
+            Data("\"just a string\"".utf8),
+            Data(#"{"table": true, "since": 0}"#.utf8),
+        ]
+        for body in bodies {
+            for path in ["/v1/check-update", "/v1/fetch-schema", "/v1/fetch-data", "/v1/post-data"] {
+                let answer = try await running.alice.send(path, body: body)
+                #expect(answer.status == 400, "\(path) \(String(decoding: body.prefix(40), as: UTF8.self))")
+            }
+        }
+        try await expectHealthy(running)
+    }
+
+    #if canImport(Glibc)
+        @Test func garbageOnTheSocketLeavesTheServerHealthy() async throws {
+            let running = try RunningSyncServer(.sqliteMemory)
+            defer { try? running.stop() }
+            let garbage = [
+                "\u{16}\u{3}\u{1}\u{0}\u{a5}\u{1}\u{0}\u{0}",  // a TLS hello
+                "NOT HTTP AT ALL\r\n\r\n",
+                "POST /v1/fetch-data HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"tab",  // cut short
+                "POST /v1/fetch-data HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n",
+                "POST /v1/fetch-data HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZZ\r\n",
+                "POST /v1/fetch-data HTTP/1.1\r\n"
+                    + String(repeating: "X-Long: \(String(repeating: "a", count: 1000))\r\n", count: 200),
+            ]
+            for text in garbage {
+                try sendRaw(text, to: running.server.port)
+            }
+            try await expectHealthy(running)
+        }
+    #endif
+
+    @Test func rowsThatDoNotFitTheirTableAreRejectedOneByOne() async throws {
+        let running = try RunningSyncServer(.sqliteMemory)
+        defer { try? running.stop() }
+        let bad = [
+            #"{"id": "a", "title": "t", "colour": "red"}"#,
+            #"{"title": "no key"}"#,
+            #"{"id": "a"}"#,
+            #"{"id": "a", "title": null}"#,
+            #"{"id": "a", "title": 12}"#,
+            #"{"id": "a", "title": true}"#,
+            #"{"id": "a", "title": ["x"]}"#,
+            #"{"id": "a", "title": {"base64": "AAAA"}}"#,
+            #"{"id": null, "title": "t"}"#,
+            #"{"id": "a", "ID": "b", "title": "t"}"#,
+        ]
+        let mutations =
+            bad.enumerated().map { upsert($0.offset + 1, "note", $0.element) } + [
+                upsert(100, "note", #"{"id": "good", "title": "fine"}"#)
+            ]
+        let answer = try await running.alice.postData(client: "d", mutations)
+        #expect(answer.status == 200)
+        let results = try #require(answer["results"]?.arrayValue)
+        for result in results.dropLast() {
+            #expect(result["status"] == .string("rejected"), "\(result)")
+            #expect(result["error"]?.stringValue?.isEmpty == false)
+        }
+        #expect(results.last?["status"] == .string("applied"))
+        #expect(results[0]["error"] == .string(#"the row names column "colour", which table "note" does not have"#))
+        #expect(results[2]["error"] == .string(#"column "title" is NOT NULL and has no default"#))
+        try await expectHealthy(running)
+    }
+
+    private func expectHealthy(_ running: RunningSyncServer) async throws {
+        let seq = Int.random(in: 1...1_000_000)
+        let posted = try await running.alice.postData(
+            client: "health", [upsert(seq, "note", #"{"id": "health-\#(seq)", "title": "ok"}"#)])
+        #expect(posted.status == 200)
+        #expect(posted["results"]?[0]?["status"] == .string("applied"))
+        #expect(try await running.alice.post("/v1/check-update", #"{"tables": []}"#).status == 200)
+    }
+
+    #if canImport(Glibc)
+        /// Writes bytes on a new connection, reads whatever comes back, and closes it.
+        private func sendRaw(_ text: String, to port: UInt16) throws {
+            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            #expect(socket >= 0)
+            defer { close(socket) }
+            var timeout = timeval(tv_sec: 5, tv_usec: 0)
+            setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            #expect(connected == 0)
+            let bytes = Array(text.utf8)
+            _ = bytes.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            shutdown(socket, Int32(SHUT_WR))
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            _ = recv(socket, &buffer, buffer.count, 0)
+        }
+    #endif
+}

@@ -1,0 +1,36 @@
+import Foundation
+import SerialDBSyncServer
+import SerialDBTestSupport
+
+/// An in-process server on a free port over a new store, with its request log kept.
+final class RunningSyncServer: Sendable {
+    let directory: TemporaryDirectory
+    let store: any SyncStore
+    let server: SyncServer
+    let log = Locked<[SyncRequestLog]>([])
+
+    init(_ kind: SyncStoreKind, configure: (inout SyncServerOptions) -> Void = { _ in }) throws {
+        directory = try TemporaryDirectory()
+        store = try kind.makeStore(in: directory)
+        var options = SyncServerOptions()
+        options.port = 0
+        let log = self.log
+        options.log = { entry in log.withLock { $0.append(entry) } }
+        configure(&options)
+        server = try SyncServer(configuration: try SyncFixtures.configuration(), store: store, options: options)
+    }
+
+    /// A client with a token (`nil`: none).
+    func client(_ token: String?) -> SyncHTTPClient {
+        SyncHTTPClient(baseURL: server.url, token: token)
+    }
+
+    var alice: SyncHTTPClient { client("t-alice") }
+    var bob: SyncHTTPClient { client("t-bob") }
+
+    /// Stops the server and closes the store.
+    func stop() throws {
+        server.stop()
+        try store.close()
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import SerialDBSyncServer
+import SerialDBTestSupport
+import Testing
+
+/// The `serialdb-sync-server` executable: its command line, crash recovery and clean stop.
+@Suite struct ServerExecutableTests {
+    private func files() throws -> (TemporaryDirectory, config: String, db: String) {
+        let directory = try TemporaryDirectory()
+        let config = directory.path("sync.json")
+        try Data(SyncFixtures.configurationJSON.utf8).write(to: URL(fileURLWithPath: config))
+        return (directory, config, directory.path("server.sqlite"))
+    }
+
+    @Test func retriedUploadsAcrossASigkillAndRestartReturnTheirFirstResults() async throws {
+        let (directory, config, db) = try files()
+        _ = directory
+        let mutations = [
+            upsert(1, "note", #"{"id": "a", "title": "first"}"#),
+            upsert(2, "note", #"{"id": "b"}"#),
+            upsert(3, "note", #"{"id": "c", "title": "third"}"#, base: 5),
+            upsert(4, "note", #"{"id": "d", "title": "fourth"}"#),
+        ]
+        let first = try ServerProcess(arguments: ["--config", config, "--db", db, "--port", "0"])
+        let firstURL = try await first.listeningURL()
+        let before = try await SyncHTTPClient(baseURL: firstURL, token: "t-alice").postData(client: "phone", mutations)
+        #expect(before.status == 200)
+        first.signal(SIGKILL)
+        #expect(try await first.exitStatus() == SIGKILL)
+
+        let second = try ServerProcess(arguments: ["--config", config, "--db", db, "--port", "0"])
+        let client = SyncHTTPClient(baseURL: try await second.listeningURL(), token: "t-alice")
+        let retry = try await client.postData(client: "phone", mutations)
+        #expect(retry.json == before.json)
+        let rows = try await client.fetchAll("note").changes
+        #expect(rows.map { $0["row"]?["id"] } == [.string("a"), .string("d")])
+        #expect(rows.map { $0["version"] } == [.integer(1), .integer(2)])
+        let next = try await client.postData(client: "phone", [upsert(5, "note", #"{"id": "e", "title": "t"}"#)])
+        #expect(next["results"]?[0]?["version"] == .integer(3), "the counter survived the crash")
+        second.signal(SIGTERM)
+        #expect(try await second.exitStatus() == 0)
+    }
+
+    @Test func sigtermStopsCleanlyAfterLoggingEachRequestOnStandardError() async throws {
+        let (directory, config, db) = try files()
+        _ = directory
+        let server = try ServerProcess(arguments: [
+            "--config", config, "--db", db, "--host", "127.0.0.1", "--port", "0",
+        ])
+        let url = try await server.listeningURL()
+        #expect(url.absoluteString.hasPrefix("http://127.0.0.1:"))
+        let client = SyncHTTPClient(baseURL: url, token: "t-bob")
+        #expect(
+            try await client.postData(client: "d", [upsert(1, "note", #"{"id": "x", "title": "hidden"}"#)]).status
+                == 200)
+        #expect(try await client.fetchData("note", since: 0).status == 200)
+        server.signal(SIGTERM)
+        #expect(try await server.exitStatus() == 0)
+        let log = server.standardError
+        #expect(log.contains("POST /v1/post-data account=bob status=200"))
+        #expect(log.contains("POST /v1/fetch-data account=bob status=200"))
+        #expect(!log.contains("t-bob") && !log.contains("hidden"))
+        let store = try SQLiteSyncStore(path: db)
+        #expect(try store.latestVersions(of: [("note", "bob")]) == [1])
+        try store.close()
+    }
+
+    @Test func sigintStopsCleanlyToo() async throws {
+        let (directory, config, db) = try files()
+        _ = directory
+        let server = try ServerProcess(arguments: ["--config", config, "--db", db, "--port", "0"])
+        _ = try await server.listeningURL()
+        server.signal(SIGINT)
+        #expect(try await server.exitStatus() == 0)
+    }
+
+    @Test func purgeTombstonesRaisesTheFloorOfTheStore() async throws {
+        let (directory, config, db) = try files()
+        _ = directory
+        let store = try SQLiteSyncStore(path: db)
+        let service = SyncService(configuration: try SyncFixtures.configuration(), store: store)
+        _ = try service.load(
+            rows: [.object(["id": .string("a"), "title": .string("t")])], into: "note", account: "alice")
+        let key = #"["a"]"#
+        _ = try store.apply(
+            account: "alice", clientID: nil,
+            mutations: [
+                SyncMutation(
+                    seq: 1, table: "note", owner: "alice", action: .delete(key: key, keyJSON: #"{"id":"a"}"#),
+                    baseVersion: 1)
+            ])
+        try store.close()
+
+        let purge = try ServerProcess(arguments: ["purge-tombstones", "--config", config, "--db", db, "--through", "2"])
+        #expect(try await purge.exitStatus() == 0)
+        #expect(purge.standardOutput == "purged 1 tombstone(s); the purge floor is 2\n")
+        let reopened = try SQLiteSyncStore(path: db)
+        #expect(try reopened.changes(table: "note", owner: "alice", since: 1, limit: 10).resync)
+        try reopened.close()
+    }
+
+    @Test func badCommandLinesAndPostgresFailClearly() async throws {
+        let (directory, config, db) = try files()
+        _ = directory
+        let postgres = try ServerProcess(arguments: ["--config", config, "--postgres", "postgres://localhost/sync"])
+        #expect(try await postgres.exitStatus() == 1)
+        #expect(postgres.standardError.contains("PostgreSQL store is not supported yet"))
+        for arguments in [
+            ["--db", db], ["--config", config], ["--config", config, "--db", db, "--port", "99999"],
+            ["--config", config, "--db", db, "--postgres", "x"], ["purge-tombstones", "--config", config, "--db", db],
+            ["--config", config, "--db", db, "--verbose"],
+        ] {
+            let process = try ServerProcess(arguments: arguments)
+            #expect(try await process.exitStatus() == 2, "\(arguments)")
+            #expect(process.standardError.contains("usage:"))
+        }
+        let badConfig = directory.path("bad.json")
+        try Data(
+            #"{"tables": [{"name": "t", "scope": "account", "struct_version": 1, "schema": "CREATE TABLE t(x)"}], "tokens": []}"#
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: badConfig))
+        let noKey = try ServerProcess(arguments: ["--config", badConfig, "--db", db, "--port", "0"])
+        #expect(try await noKey.exitStatus() == 1)
+        #expect(noKey.standardError.contains("has no PRIMARY KEY"))
+    }
+}

@@ -1,0 +1,23 @@
+import Foundation
+import SerialDBSyncServer
+
+/// The configuration the tests serve: DESIGN.md's two tables, a table of every affinity with
+/// defaults, and a table with a composite key; two accounts.
+enum SyncFixtures {
+    static let configurationJSON = #"""
+        {"tables": [
+           {"name": "note", "scope": "account", "struct_version": 1,
+            "schema": "CREATE TABLE note(id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL, body TEXT)"},
+           {"name": "country", "scope": "global", "struct_version": 1,
+            "schema": "CREATE TABLE country(code TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL)"},
+           {"name": "item", "scope": "account", "struct_version": 3,
+            "schema": "CREATE TABLE item(id INTEGER PRIMARY KEY, label TEXT NOT NULL DEFAULT 'none', price REAL, data BLOB, amount NUMERIC, created TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP, anything); CREATE INDEX item_label ON item(label)"},
+           {"name": "pair", "scope": "account", "struct_version": 1,
+            "schema": "CREATE TABLE pair(a TEXT NOT NULL, b BLOB NOT NULL, value INTEGER, PRIMARY KEY (a, b)) WITHOUT ROWID"}],
+         "tokens": [{"token": "t-alice", "account": "alice"}, {"token": "t-bob", "account": "bob"}]}
+        """#
+
+    static func configuration() throws -> SyncServerConfiguration {
+        try SyncServerConfiguration(json: Data(configurationJSON.utf8))
+    }
+}
