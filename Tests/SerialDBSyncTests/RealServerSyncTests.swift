@@ -196,7 +196,7 @@ struct RealServerSyncTests {
                 "sync", laptopPath, "--server", server.url.absoluteString, "--token", "t-alice", "--page-size", "10",
             ]
         )
-        try await waitUntil(timeout: .seconds(60)) {
+        try await waitUntil(timeout: .seconds(120)) {
             let cursor = try? observer.read { db in
                 try db.fetchOne(Int.self, sql: "SELECT Version FROM TableVersion WHERE TableName = 'note'")
             }

@@ -33,7 +33,7 @@ final class RunningProcess: @unchecked Sendable {
     var isRunning: Bool { process.isRunning }
 
     /// The first complete line printed, waiting for it.
-    func firstLine(timeout: Duration = .seconds(30)) async throws -> String {
+    func firstLine(timeout: Duration = .seconds(120)) async throws -> String {
         try await waitUntil(timeout: timeout) { self.printed.contains("\n") || !self.isRunning }
         guard let line = printed.split(separator: "\n", omittingEmptySubsequences: false).first, printed.contains("\n")
         else {
@@ -44,14 +44,14 @@ final class RunningProcess: @unchecked Sendable {
 
     /// Sends `signal` and waits for the process to exit; returns its status.
     @discardableResult
-    func stop(_ signal: Int32 = SIGTERM, timeout: Duration = .seconds(30)) async throws -> Int32 {
+    func stop(_ signal: Int32 = SIGTERM, timeout: Duration = .seconds(120)) async throws -> Int32 {
         if process.isRunning { kill(process.processIdentifier, signal) }
         return try await waitForExit(timeout: timeout)
     }
 
     /// Waits for the process to exit on its own; returns its status.
     @discardableResult
-    func waitForExit(timeout: Duration = .seconds(60)) async throws -> Int32 {
+    func waitForExit(timeout: Duration = .seconds(120)) async throws -> Int32 {
         try await waitUntil(timeout: timeout) { !self.isRunning }
         output.fileHandleForReading.readabilityHandler = nil
         return process.terminationStatus

@@ -261,10 +261,10 @@ struct SyncClientTests {
         let release = Mutex(false)
         phone.transport.once("check-update") {
             entered.withLock { $0 = true }
-            try await waitUntil { release.withLock { $0 } }
+            try await waitUntil(timeout: .seconds(120)) { release.withLock { $0 } }
         }
         let first = Task { try await client.sync() }
-        try await waitUntil { entered.withLock { $0 } }
+        try await waitUntil(timeout: .seconds(120)) { entered.withLock { $0 } }
         await #expect(throws: SyncError.self) { _ = try await client.sync() }
         release.withLock { $0 = true }
         _ = try await first.value
