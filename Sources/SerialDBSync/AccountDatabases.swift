@@ -32,7 +32,7 @@ public final class AccountDatabases: Sendable {
 
     /// The account's queue, opening its file on first use; the same queue until ``close(account:)``.
     ///
-    /// - Throws: ``SyncError/Code/invalidAccount`` for an empty id; ``SerialDB/DatabaseError``
+    /// - Throws: ``SyncError/Code/invalidAccount`` for an empty id; `DatabaseError`
     ///   when the file cannot be opened.
     public func open(account: String) throws -> DatabaseQueue {
         let url = try fileURL(forAccount: account)
@@ -45,10 +45,10 @@ public final class AccountDatabases: Sendable {
     }
 
     /// Closes the account's queue after the work already submitted to it. Later calls on
-    /// that queue (a sync still bound to it included) throw ``SerialDB/SerialDBError/Code/closed``
+    /// that queue (a sync still bound to it included) throw `SerialDBError.Code.closed`
     /// and write nothing anywhere; ``open(account:)`` afterwards opens a new queue.
     ///
-    /// - Throws: ``SerialDB/SerialDBError`` from closing.
+    /// - Throws: `SerialDBError` from closing.
     public func close(account: String) async throws {
         let queue = queues.withLock { $0.removeValue(forKey: account) }
         try await queue?.close()

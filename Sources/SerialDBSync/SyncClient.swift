@@ -44,7 +44,7 @@ public final class SyncClient: Sendable {
     ///   - transport: usually an ``HTTPSyncTransport``.
     ///   - conflictResolver: decides each conflict; `nil` adopts the server's row.
     ///   - pageSize: rows per page and mutations per upload, 1...500.
-    /// - Throws: ``SerialDB/DatabaseError``, ``SerialDB/SerialDBError`` (a closed queue).
+    /// - Throws: `DatabaseError`, `SerialDBError` (a closed queue).
     public init(
         queue: DatabaseQueue, transport: any SyncTransport,
         conflictResolver: (@Sendable (SyncConflict) -> SyncConflictResolution)? = nil, pageSize: Int = 500
@@ -66,8 +66,8 @@ public final class SyncClient: Sendable {
     /// - Parameter progress: called as the sync moves on (from the sync's task).
     /// - Returns: what was uploaded, downloaded, in conflict, changed in the schema, rejected.
     /// - Throws: ``SyncError`` (``SyncError/Code/syncInProgress`` when this client already
-    ///   syncs; network and server errors), `CancellationError`, ``SerialDB/SerialDBError``
-    ///   (``SerialDB/SerialDBError/Code/closed`` when the queue was closed), ``SerialDB/DatabaseError``.
+    ///   syncs; network and server errors), `CancellationError`, `SerialDBError`
+    ///   (`SerialDBError.Code.closed` when the queue was closed), `DatabaseError`.
     public func sync(progress: (@Sendable (SyncProgress) -> Void)? = nil) async throws -> SyncReport {
         let started = running.withLock { isRunning in
             defer { isRunning = true }

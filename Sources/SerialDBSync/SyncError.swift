@@ -2,7 +2,7 @@
 /// before the failure stays applied and consistent (each page and each upload result is one
 /// transaction); the next ``SyncClient/sync(progress:)`` continues from there.
 ///
-/// A closed queue surfaces as SerialDB's own ``SerialDB/SerialDBError/Code/closed``.
+/// A closed queue surfaces as SerialDB's own `SerialDBError.Code.closed`.
 ///
 /// ```swift
 /// catch let error as SyncError where error.code == .network { showOffline() }

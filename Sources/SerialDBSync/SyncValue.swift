@@ -5,7 +5,7 @@ import SerialDB
 /// number, TEXT as a string, NULL as null, BLOB as `{"base64": "..."}`.
 ///
 /// JSON numbers do not say INTEGER or REAL, so a value read from the wire is converted by the
-/// declared type affinity of the column it goes into (``converted(toAffinityOf:)``).
+/// declared type affinity of the column it goes into (see `converted(toAffinityOf:)`).
 public enum SyncValue: Sendable, Hashable, Codable {
     /// SQL NULL.
     case null
