@@ -35,6 +35,8 @@ final class FakeSyncServer: Sendable {
         var purgeFloor: [String: Int64] = [:]
         /// Every (client, seq) received, retries included.
         var receivedSeqs: [String] = []
+        /// The largest page served, whatever the client asks (the real server's is 5000).
+        var pageCap = 5000
     }
 
     let state: Mutex<State>
@@ -127,7 +129,7 @@ final class FakeSyncServer: Sendable {
                 $0.key.account == owner && $0.value.version > request.since
             }
             .map(\.value).sorted { $0.version < $1.version }
-            let page = newer.prefix(request.limit)
+            let page = newer.prefix(min(request.limit, state.pageCap))
             let changes = page.map { stored in
                 SyncChange(
                     version: stored.version, deleted: stored.deleted,

@@ -1,6 +1,7 @@
 import Foundation
 import SerialDB
 import SerialDBTestSupport
+import Synchronization
 import Testing
 
 @testable import SerialDBSync
@@ -62,6 +63,40 @@ struct SyncResyncTests {
         #expect(try laptop.cursor() == 0)
         _ = try await laptop.client.sync()
         #expect(try laptop.titles() == ["b": "b", "c": "c", "d": "d", "e": "e", "f": "F"])
+    }
+
+    @Test("a resync the server's pages cannot finish fails with a typed error instead of looping")
+    func endlessResyncFails() async throws {
+        let directory = try TemporaryDirectory()
+        let server = FakeSyncServer(tables: [noteTable])
+        let phone = try Device(.file, in: directory, name: "phone", server: server)
+        _ = try await phone.client.sync()
+        for id in ["a", "b", "c", "d", "e"] { try phone.insertNote(id, id) }
+        _ = try await phone.client.sync()
+        // Pages of 2 and a floor above every version: each page cursor is below the floor.
+        server.state.withLock { $0.pageCap = 2 }
+        server.purgeTombstones(of: "note", through: 1000)
+        let laptop = try Device(.file, in: directory, name: "laptop", server: server)
+        let client = laptop.client
+        let outcome = Mutex<Result<SyncReport, any Error>?>(nil)
+        let task = Task {
+            let result: Result<SyncReport, any Error>
+            do {
+                result = .success(try await client.sync())
+            } catch {
+                result = .failure(error)
+            }
+            outcome.withLock { $0 = result }
+        }
+        do {
+            try await waitUntil(timeout: .seconds(60)) { outcome.withLock { $0 != nil } }
+        } catch {
+            task.cancel()
+            throw error
+        }
+        let result = try #require(outcome.withLock { $0 })
+        #expect(throws: SyncError.self) { _ = try result.get() }
+        #expect(try laptop.titles().count <= 2)
     }
 
     @Test("BLOB, integer and composite keys sync, update and delete by their canonical form")
