@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "stress", targets: ["stress"]),
         .executable(name: "bench", targets: ["bench"]),
         .executable(name: "serialdb", targets: ["serialdb"]),
+        .library(name: "SerialDBSync", targets: ["SerialDBSync"]),
         .library(name: "SerialDBSyncServer", targets: ["SerialDBSyncServer"]),
         .executable(name: "serialdb-sync-server", targets: ["serialdb-sync-server"]),
     ],
@@ -24,7 +25,9 @@ let package = Package(
         // What the stress harness, the benchmark and the tests share: a locked box, a scratch
         // directory, a seeded generator. Not part of the library.
         .target(name: "HarnessSupport"),
-        .executableTarget(name: "serialdb", dependencies: ["SerialDB"]),
+        .executableTarget(name: "serialdb", dependencies: ["SerialDB", "SerialDBSync"]),
+        // Table sync, client side: beside the core, which never imports it; no C library of its own.
+        .target(name: "SerialDBSync", dependencies: ["SerialDB"]),
         // Table sync, server side: beside the core, which never imports it.
         .systemLibrary(
             name: "CMicroHTTPD",
@@ -51,6 +54,9 @@ let package = Package(
                 "SerialDB", "SerialDBTestSupport", "CSQLite", "CSQLiteShims", "serialdb-test-child", "serialdb",
                 "stress", "bench",
             ]),
+        .testTarget(
+            name: "SerialDBSyncTests",
+            dependencies: ["SerialDBSync", "SerialDB", "SerialDBTestSupport", "serialdb-sync-server", "serialdb"]),
         .testTarget(
             name: "SerialDBSyncServerTests",
             dependencies: ["SerialDBSyncServer", "SerialDB", "SerialDBTestSupport", "serialdb-sync-server"]),

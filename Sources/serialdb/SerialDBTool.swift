@@ -11,6 +11,7 @@ struct SerialDBTool {
                serialdb plan DB --schema FILE [options]     dry run: the steps, their SQL, what is refused
                serialdb migrate DB --schema FILE [options]  apply the change in one transaction
                serialdb check DB                            integrity and foreign keys
+               serialdb sync DB --server URL --token T      sync the file's tables with a sync server
                serialdb -h | --help                         this help
         options:
                --rename TABLE.OLD=NEW       keep a column's data under a new name
@@ -26,6 +27,7 @@ struct SerialDBTool {
             print(usage)  // asked for: standard output, success
             exit(0)
         }
+        if arguments.first == "sync" { SyncCommand.main(Array(arguments.dropFirst())) }
         do {
             let command = try ToolCommand(arguments: arguments)
             exit(try command.run())

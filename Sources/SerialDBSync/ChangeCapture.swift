@@ -1,0 +1,67 @@
+import SerialDB
+
+/// The outbox triggers of one synced table: after each insert, update and delete made by the
+/// app (not while server rows are applied), the key and the operation go into
+/// `serialdb_sync_outbox`, replacing the key's previous unsent entry. An update that changes
+/// the key records a delete of the old key and an upsert of the new one.
+///
+/// The triggers are named `serialdb_sync_…`, so the schema engine never counts them as the
+/// app's; a table rebuild drops them with the old table, so they are created again after
+/// every schema change of the table.
+enum ChangeCapture {
+    static func triggerNames(of table: String) -> [String] {
+        ["insert", "update", "delete"].map { "serialdb_sync_\($0)_\(table)" }
+    }
+
+    /// (Re)creates the triggers of `table`, registering it in `serialdb_sync_table`.
+    static func install(_ db: Database, table: SyncedTable) throws {
+        try db.execute(sql: "INSERT OR IGNORE INTO serialdb_sync_table(name) VALUES (?)", arguments: [table.name])
+        guard
+            let id = try db.fetchOne(
+                Int64.self, sql: "SELECT id FROM serialdb_sync_table WHERE name = ?", arguments: [table.name])
+        else {
+            throw SyncError(.unsupportedTable, "Table \(table.name.quotedDatabaseIdentifier) could not be registered.")
+        }
+        try remove(db, table: table.name)
+        // A trigger cannot bind parameters, so it names its table through the integer id:
+        // an Int64 rendered in decimal is the only value that enters this SQL text.
+        let tableName = "(SELECT name FROM serialdb_sync_table WHERE id = \(id))"
+        let quiet = "(SELECT applying FROM serialdb_sync_state WHERE id = 1) = 0"
+        let newKey = CanonicalKey.expression(columns: table.primaryKey, prefix: "NEW.")
+        let oldKey = CanonicalKey.expression(columns: table.primaryKey, prefix: "OLD.")
+        let quotedTable = table.name.quotedDatabaseIdentifier
+        let names = triggerNames(of: table.name).map(\.quotedDatabaseIdentifier)
+        func record(_ key: String, _ op: String, when condition: String = "1") -> String {
+            """
+            DELETE FROM serialdb_sync_outbox WHERE sent = 0 AND table_name = \(tableName) AND key = \(key) AND \(condition);
+            INSERT INTO serialdb_sync_outbox(table_name, key, op) SELECT \(tableName), \(key), '\(op)' WHERE \(condition);
+            """
+        }
+        try db.execute(
+            sql: """
+                CREATE TRIGGER \(names[0]) AFTER INSERT ON \(quotedTable) WHEN \(quiet) BEGIN
+                \(record(newKey, "upsert"))
+                END
+                """)
+        try db.execute(
+            sql: """
+                CREATE TRIGGER \(names[1]) AFTER UPDATE ON \(quotedTable) WHEN \(quiet) BEGIN
+                \(record(oldKey, "delete", when: "\(oldKey) IS NOT \(newKey)"))
+                \(record(newKey, "upsert"))
+                END
+                """)
+        try db.execute(
+            sql: """
+                CREATE TRIGGER \(names[2]) AFTER DELETE ON \(quotedTable) WHEN \(quiet) BEGIN
+                \(record(oldKey, "delete"))
+                END
+                """)
+    }
+
+    /// Drops the triggers of `table` if they exist.
+    static func remove(_ db: Database, table: String) throws {
+        for name in triggerNames(of: table) {
+            try db.execute(sql: "DROP TRIGGER IF EXISTS \(name.quotedDatabaseIdentifier)")
+        }
+    }
+}

@@ -1,0 +1,65 @@
+/// `POST /v1/fetch-data`: one page of the changes of a table after a version.
+public struct FetchDataRequest: Sendable, Codable, Equatable {
+    /// The table's name.
+    public var table: String
+    /// The cursor: changes with a higher version are returned.
+    public var since: Int64
+    /// The largest page wanted (the server caps it at 5000).
+    public var limit: Int
+
+    /// Creates a request.
+    public init(table: String, since: Int64, limit: Int) {
+        self.table = table
+        self.since = since
+        self.limit = limit
+    }
+}
+
+/// One changed row: its latest state, or a tombstone.
+public struct SyncChange: Sendable, Codable, Equatable {
+    /// The server version of this change.
+    public var version: Int64
+    /// Whether the row was deleted; `row` then holds only the key.
+    public var deleted: Bool
+    /// The row's columns (all of them, or the key for a tombstone).
+    public var row: [String: SyncValue]
+
+    /// Creates a change.
+    public init(version: Int64, deleted: Bool, row: [String: SyncValue]) {
+        self.version = version
+        self.deleted = deleted
+        self.row = row
+    }
+}
+
+/// The answer to ``FetchDataRequest``.
+public struct FetchDataResponse: Sendable, Codable, Equatable {
+    /// The table's name.
+    public var table: String
+    /// Changes in ascending version order, each key at most once.
+    public var changes: [SyncChange]
+    /// The cursor to store once the page is applied.
+    public var version: Int64
+    /// Whether more changes follow: fetch again from ``version``.
+    public var hasMore: Bool
+    /// The cursor is below the tombstone purge floor: fetch again from 0 and treat local rows
+    /// absent from the result as deleted.
+    public var resync: Bool
+
+    /// Creates a response.
+    public init(table: String, changes: [SyncChange], version: Int64, hasMore: Bool, resync: Bool) {
+        self.table = table
+        self.changes = changes
+        self.version = version
+        self.hasMore = hasMore
+        self.resync = resync
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case table
+        case changes
+        case version
+        case hasMore = "has_more"
+        case resync
+    }
+}

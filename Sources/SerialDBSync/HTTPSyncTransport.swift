@@ -1,0 +1,112 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The wire protocol over HTTP/1.1 with URLSession: every call a `POST` of JSON with
+/// `Authorization: Bearer TOKEN`.
+///
+/// ```swift
+/// let transport = HTTPSyncTransport(baseURL: URL(string: "https://sync.example.com")!, token: "t-alice")
+/// ```
+///
+/// A failure to connect or a broken connection throws ``SyncError/Code/network``; an error
+/// answer (`{"error": {"code", "message"}}`) throws ``SyncError/Code/server`` with the HTTP
+/// status and the server's code; an answer that is not the protocol's JSON throws
+/// ``SyncError/Code/invalidResponse``. Cancelling the task cancels the request.
+public struct HTTPSyncTransport: SyncTransport {
+    /// The server's base URL; calls go to `/v1/...` under it.
+    public let baseURL: URL
+    /// The bearer token: it decides the account.
+    public let token: String
+    /// The session the requests go through.
+    public let session: URLSession
+
+    /// Creates a transport.
+    ///
+    /// - Parameters:
+    ///   - baseURL: the server, e.g. `http://127.0.0.1:8080`.
+    ///   - token: the account's bearer token.
+    ///   - session: by default an ephemeral session (no cookies, no cache) with a 60-second
+    ///     request timeout.
+    public init(baseURL: URL, token: String, session: URLSession? = nil) {
+        self.baseURL = baseURL
+        self.token = token
+        self.session = session ?? Self.defaultSession
+    }
+
+    private static let defaultSession: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 60
+        return URLSession(configuration: configuration)
+    }()
+
+    /// `POST /v1/check-update`.
+    public func checkUpdate(_ request: CheckUpdateRequest) async throws -> CheckUpdateResponse {
+        try await post("v1/check-update", request)
+    }
+
+    /// `POST /v1/fetch-schema`.
+    public func fetchSchema(_ request: FetchSchemaRequest) async throws -> FetchSchemaResponse {
+        try await post("v1/fetch-schema", request)
+    }
+
+    /// `POST /v1/fetch-data`.
+    public func fetchData(_ request: FetchDataRequest) async throws -> FetchDataResponse {
+        try await post("v1/fetch-data", request)
+    }
+
+    /// `POST /v1/post-data`.
+    public func postData(_ request: PostDataRequest) async throws -> PostDataResponse {
+        try await post("v1/post-data", request)
+    }
+
+    private struct ErrorBody: Decodable {
+        struct Detail: Decodable {
+            var code: String
+            var message: String
+        }
+        var error: Detail
+    }
+
+    private func post<Request: Encodable, Response: Decodable>(_ path: String, _ body: Request) async throws
+        -> Response
+    {
+        var request = URLRequest(url: baseURL.appendingPathComponent(path))
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("Bearer " + token, forHTTPHeaderField: "Authorization")
+        request.httpBody = try JSONEncoder().encode(body)
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await session.data(for: request)
+        } catch let error as URLError where error.code == .cancelled {
+            throw CancellationError()
+        } catch {
+            try Task.checkCancellation()
+            throw SyncError(
+                .network, "The sync server at \(baseURL.absoluteString) could not be reached; try again later.",
+                underlying: error)
+        }
+        guard let http = response as? HTTPURLResponse else {
+            throw SyncError(.invalidResponse, "The sync server's answer to \(path) is not HTTP.")
+        }
+        guard http.statusCode == 200 else {
+            if let body = try? JSONDecoder().decode(ErrorBody.self, from: data) {
+                throw SyncError(
+                    .server, "The sync server refused \(path): \(body.error.message) (\(body.error.code)).",
+                    httpStatus: http.statusCode, serverCode: body.error.code)
+            }
+            throw SyncError(
+                .server, "The sync server answered \(path) with HTTP \(http.statusCode).", httpStatus: http.statusCode)
+        }
+        do {
+            return try JSONDecoder().decode(Response.self, from: data)
+        } catch {
+            throw SyncError(
+                .invalidResponse, "The sync server's answer to \(path) is not the protocol's JSON.", underlying: error)
+        }
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import SerialDB
+
+/// The upload side: turning outbox entries into mutations and settling the server's results.
+enum Outbox {
+    /// The highest seq in the outbox now: one upload sends what was written before it started.
+    static func highWater(_ db: Database) throws -> Int64 {
+        try db.fetchOne(Int64.self, sql: "SELECT max(seq) FROM serialdb_sync_outbox") ?? 0
+    }
+
+    /// The next batch, in seq order. Entries sent before without an answer come first, exactly
+    /// as they were sent (same seqs, same rows), so a retried request changes nothing twice.
+    /// Otherwise up to `limit` unsent entries become mutations: the row is read now, the base
+    /// version is the one last seen; they are marked sent with the mutation kept. A delete of a
+    /// key the server never had is dropped instead of sent.
+    static func nextBatch(_ db: Database, limit: Int, through highWater: Int64) throws -> [SyncMutation] {
+        let decoder = JSONDecoder()
+        let pending = try db.fetchAll(
+            String.self, sql: "SELECT mutation FROM serialdb_sync_outbox WHERE sent = 1 ORDER BY seq LIMIT ?",
+            arguments: [limit])
+        if !pending.isEmpty {
+            return try pending.map { try decoder.decode(SyncMutation.self, from: Data($0.utf8)) }
+        }
+        let entries = try db.fetchAll(
+            Row.self,
+            sql:
+                "SELECT seq, table_name, key, op FROM serialdb_sync_outbox WHERE sent = 0 AND seq <= ? ORDER BY seq LIMIT ?",
+            arguments: [highWater, limit])
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        var tables: [String: SyncedTable] = [:]
+        var batch: [SyncMutation] = []
+        for entry in entries {
+            let seq: Int64 = try entry.decode(at: 0)
+            let tableName: String = try entry.decode(at: 1)
+            let key: String = try entry.decode(at: 2)
+            let table = try tables[tableName] ?? SyncedTable(db, name: tableName)
+            tables[tableName] = table
+            guard let values = CanonicalKey.parse(key), values.count == table.primaryKey.count else {
+                throw SyncError(
+                    .unsupportedTable,
+                    "Outbox entry \(seq) of \(tableName.quotedDatabaseIdentifier) has a key that does not match the "
+                        + "table's primary key; the table's key changed outside the sync.")
+            }
+            let baseVersion = try SyncMetadata.knownVersion(db, table: tableName, key: key) ?? 0
+            var mutation = SyncMutation(
+                seq: seq, table: tableName, op: .delete, row: nil, key: table.wireKey(values), baseVersion: baseVersion)
+            if try entry.decode(String.self, at: 3) == "upsert", let row = try table.fetchRow(db, key: values) {
+                mutation.op = .upsert
+                mutation.row = row
+                mutation.key = nil
+            } else if baseVersion == 0 {
+                // Created and deleted here before the server ever had it: nothing to tell.
+                try db.execute(sql: "DELETE FROM serialdb_sync_outbox WHERE seq = ?", arguments: [seq])
+                continue
+            }
+            let encoded = String(decoding: try encoder.encode(mutation), as: UTF8.self)
+            try db.execute(
+                sql: "UPDATE serialdb_sync_outbox SET sent = 1, mutation = ? WHERE seq = ?", arguments: [encoded, seq])
+            batch.append(mutation)
+        }
+        return batch
+    }
+
+    /// What settling one batch did.
+    struct Settled: Sendable {
+        var uploaded = 0
+        var downloaded = 0
+        var conflicts: [SyncConflict] = []
+        var rejected: [SyncRejection] = []
+        /// Rows kept by the resolver and queued again on the server's version.
+        var requeuedThrough: Int64?
+    }
+
+    /// Applies the server's results for `batch`, in one transaction with the triggers quiet:
+    /// each entry leaves the outbox; applied keys remember their new version; a conflict
+    /// adopts the server's row unless the resolver keeps the local one (queued again on the
+    /// server's version) or the key has a newer unsent change (which then goes up on it).
+    static func settle(
+        _ db: Database, batch: [SyncMutation], results: [SyncMutationResult],
+        resolver: (@Sendable (SyncConflict) -> SyncConflictResolution)?
+    ) throws -> Settled {
+        let bySeq = Dictionary(results.map { ($0.seq, $0) }, uniquingKeysWith: { first, _ in first })
+        var settled = Settled()
+        try SyncMetadata.applyingServerRows(db) {
+            try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+            var tables: [String: SyncedTable] = [:]
+            for mutation in batch {
+                guard let result = bySeq[mutation.seq] else {
+                    throw SyncError(
+                        .invalidResponse, "The server's answer to an upload lacks the result of seq \(mutation.seq).")
+                }
+                guard
+                    let key = try db.fetchOne(
+                        String.self, sql: "SELECT key FROM serialdb_sync_outbox WHERE seq = ?",
+                        arguments: [mutation.seq])
+                else { continue }
+                try db.execute(sql: "DELETE FROM serialdb_sync_outbox WHERE seq = ?", arguments: [mutation.seq])
+                let table = try tables[mutation.table] ?? SyncedTable(db, name: mutation.table)
+                tables[mutation.table] = table
+                let values = CanonicalKey.parse(key) ?? []
+                let keyColumns = Dictionary(uniqueKeysWithValues: zip(table.primaryKey, values))
+                switch result.status {
+                case .applied:
+                    guard let version = result.version else {
+                        throw SyncError(.invalidResponse, "An applied upload (seq \(mutation.seq)) has no version.")
+                    }
+                    settled.uploaded += 1
+                    try SyncMetadata.setKnownVersion(
+                        db, table: mutation.table, key: key, version: mutation.op == .delete ? nil : version)
+                case .rejected:
+                    settled.rejected.append(
+                        SyncRejection(
+                            table: mutation.table, key: keyColumns, operation: mutation.op,
+                            message: result.error ?? "rejected without a message"))
+                case .conflict:
+                    guard let current = result.current else {
+                        throw SyncError(.invalidResponse, "A conflict (seq \(mutation.seq)) has no current row.")
+                    }
+                    try settleConflict(
+                        db, table: table, key: key, values: values, mutation: mutation, current: current,
+                        resolver: resolver, into: &settled)
+                }
+            }
+        }
+        return settled
+    }
+
+    private static func settleConflict(
+        _ db: Database, table: SyncedTable, key: String, values: [DatabaseValue], mutation: SyncMutation,
+        current: SyncCurrentRow, resolver: (@Sendable (SyncConflict) -> SyncConflictResolution)?,
+        into settled: inout Settled
+    ) throws {
+        try SyncMetadata.setKnownVersion(
+            db, table: table.name, key: key, version: current.deleted ? nil : current.version)
+        let localRow = try table.fetchRow(db, key: values)
+        let serverRow = current.deleted ? nil : current.row
+        var conflict = SyncConflict(
+            table: table.name, key: Dictionary(uniqueKeysWithValues: zip(table.primaryKey, values)),
+            localRow: localRow?.mapValues(\.databaseValue), serverRow: serverRow?.mapValues(\.databaseValue),
+            localBaseVersion: mutation.baseVersion, serverVersion: current.version, resolution: .keepServer)
+        if try SyncMetadata.hasPendingChange(db, table: table.name, key: key) {
+            // A newer local change waits: it is never overwritten, and goes up on the new base.
+            conflict.resolution = .keepLocal
+        } else {
+            conflict.resolution = resolver?(conflict) ?? .keepServer
+            switch conflict.resolution {
+            case .keepServer:
+                if let serverRow {
+                    try table.upsert(db, row: serverRow)
+                    settled.downloaded += 1
+                } else if try table.delete(db, key: values) {
+                    settled.downloaded += 1
+                }
+            case .keepLocal:
+                guard localRow != nil || serverRow != nil else { break }
+                try db.execute(
+                    sql: "INSERT INTO serialdb_sync_outbox(table_name, key, op) VALUES (?, ?, ?)",
+                    arguments: [table.name, key, localRow == nil ? "delete" : "upsert"])
+                settled.requeuedThrough = db.lastInsertedRowID
+            }
+        }
+        settled.conflicts.append(conflict)
+    }
+}

@@ -1,0 +1,270 @@
+import SerialDB
+import Synchronization
+
+/// Syncs the tables of one database with a server: uploads local changes, then fetches the
+/// definitions and rows that changed on the server.
+///
+/// The app writes with plain SQL through its queue; triggers record each change of a synced
+/// table for upload, so no app code is involved. Tables come from the server: a new table is
+/// created, a changed definition is applied as a declarative schema change.
+///
+/// ```swift
+/// let client = try SyncClient(queue: queue, transport: HTTPSyncTransport(baseURL: url, token: "t-alice"))
+/// let report = try await client.sync()
+/// print(report.uploaded, report.downloaded, report.conflicts.count)
+/// ```
+///
+/// One sync runs at a time per client. Each upload result and each downloaded page commits in
+/// its own transaction with the cursor it covers, so cancelling the task (checked between
+/// pages), a network error or a crash leaves everything consistent, and the next sync goes on
+/// from there. A request retried after an unanswered one reuses its seqs, so the server
+/// applies it once.
+public final class SyncClient: Sendable {
+    /// The database synced.
+    public let queue: DatabaseQueue
+    /// How the server is reached.
+    public let transport: any SyncTransport
+    /// Settles conflicts: called inside the transaction that applies an upload's results, it
+    /// must not use the queue. `nil` adopts the server's row.
+    public let conflictResolver: (@Sendable (SyncConflict) -> SyncConflictResolution)?
+    /// This device's id for the server (a UUID made once per database file).
+    public let clientID: String
+    /// Rows per FetchData page, and mutations per PostData request.
+    public let pageSize: Int
+
+    private let running = Mutex(false)
+    /// The account the transport's token was found to belong to, once checked.
+    private let verifiedAccount = Mutex<String?>(nil)
+
+    /// Prepares `queue` for sync: creates `TableVersion` and SerialDB's side tables when
+    /// missing, and puts back the outbox triggers of synced tables if something dropped them.
+    ///
+    /// - Parameters:
+    ///   - queue: the app database.
+    ///   - transport: usually an ``HTTPSyncTransport``.
+    ///   - conflictResolver: decides each conflict; `nil` adopts the server's row.
+    ///   - pageSize: rows per page and mutations per upload, 1...500.
+    /// - Throws: `DatabaseError`, `SerialDBError` (a closed queue).
+    public init(
+        queue: DatabaseQueue, transport: any SyncTransport,
+        conflictResolver: (@Sendable (SyncConflict) -> SyncConflictResolution)? = nil, pageSize: Int = 500
+    ) throws {
+        self.queue = queue
+        self.transport = transport
+        self.conflictResolver = conflictResolver
+        self.pageSize = min(max(pageSize, 1), 500)
+        clientID = try queue.write { db in
+            let clientID = try SyncMetadata.install(db)
+            try Self.restoreTriggers(db)
+            return clientID
+        }
+    }
+
+    /// Uploads local changes, then asks which tables changed, applies new definitions and
+    /// fetches new rows.
+    ///
+    /// - Parameter progress: called as the sync moves on (from the sync's task).
+    /// - Returns: what was uploaded, downloaded, in conflict, changed in the schema, rejected.
+    /// - Throws: ``SyncError`` (``SyncError/Code/syncInProgress`` when this client already
+    ///   syncs; network and server errors), `CancellationError`, `SerialDBError`
+    ///   (`SerialDBError.Code.closed` when the queue was closed), `DatabaseError`.
+    public func sync(progress: (@Sendable (SyncProgress) -> Void)? = nil) async throws -> SyncReport {
+        let started = running.withLock { isRunning in
+            defer { isRunning = true }
+            return !isRunning
+        }
+        guard started else {
+            throw SyncError(.syncInProgress, "This client is already syncing; wait for that sync to finish.")
+        }
+        defer { running.withLock { $0 = false } }
+        var report = SyncReport()
+        var state = SyncProgress(
+            phase: .uploading, tablesCompleted: 0, tablesTotal: 0, rowsUploaded: 0, rowsDownloaded: 0)
+        progress?(state)
+        if verifiedAccount.withLock({ $0 }) == nil, try await queue.read({ db in try Outbox.highWater(db) }) > 0 {
+            // Uploading under a token of another account would hand this account's rows to
+            // it: check the token's account before the first upload of this client.
+            try await verifyAccount(try await checkUpdate())
+        }
+        try await upload(into: &report, state: &state, progress: progress)
+        try await download(into: &report, state: &state, progress: progress)
+        state.phase = .finished
+        progress?(state)
+        return report
+    }
+
+    // MARK: - Upload
+
+    /// Sends the outbox in batches. Conflicts the resolver keeps locally are queued again and
+    /// sent in a few more rounds at most, so two devices that both insist cannot loop forever.
+    private func upload(
+        into report: inout SyncReport, state: inout SyncProgress, progress: (@Sendable (SyncProgress) -> Void)?
+    ) async throws {
+        var highWater = try await queue.read { db in try Outbox.highWater(db) }
+        var extraRounds = 3
+        let limit = pageSize
+        let resolver = conflictResolver
+        while true {
+            try Task.checkCancellation()
+            let through = highWater
+            let batch = try await queue.write { db in try Outbox.nextBatch(db, limit: limit, through: through) }
+            guard !batch.isEmpty else { return }
+            let response = try await transport.postData(PostDataRequest(clientID: clientID, mutations: batch))
+            let settled = try await queue.write { db in
+                try Outbox.settle(db, batch: batch, results: response.results, resolver: resolver)
+            }
+            report.uploaded += settled.uploaded
+            report.downloaded += settled.downloaded
+            report.conflicts += settled.conflicts
+            report.rejected += settled.rejected
+            if let requeued = settled.requeuedThrough, extraRounds > 0 {
+                highWater = max(highWater, requeued)
+                extraRounds -= 1
+            }
+            state.rowsUploaded = report.uploaded
+            state.rowsDownloaded = report.downloaded
+            progress?(state)
+        }
+    }
+
+    // MARK: - Download
+
+    private func download(
+        into report: inout SyncReport, state: inout SyncProgress, progress: (@Sendable (SyncProgress) -> Void)?
+    ) async throws {
+        state.phase = .checking
+        progress?(state)
+        try Task.checkCancellation()
+        let (tables, check) = try await checkUpdate()
+        try await verifyAccount((tables, check))
+        let resyncing = try await queue.read { db in try Download.resyncingTables(db) }
+        state.tablesTotal = check.tables.count
+        for table in check.tables {
+            try Task.checkCancellation()
+            state.phase = .downloading(table: table.table)
+            progress?(state)
+            var current = tables.first { $0.table == table.table }
+            if table.schemaChanged || current == nil || current?.structVersion != table.structVersion {
+                let schema = try await transport.fetchSchema(FetchSchemaRequest(table: table.table))
+                let previous = current
+                let change = try await queue.inDatabase { db in
+                    try TableSchemaChange.apply(db, table: table, schema: schema, previous: previous)
+                }
+                report.schemaChanges.append(change)
+                guard change.isApplied else {
+                    state.tablesCompleted += 1
+                    continue
+                }
+                current = try await queue.read { db in try SyncMetadata.tableState(db, table: table.table) }
+            }
+            let cursor = current?.version ?? 0
+            if table.version > cursor || resyncing.contains(table.table) {
+                report.downloaded += try await fetch(
+                    table.table, from: cursor, resyncing: resyncing.contains(table.table), state: &state,
+                    progress: progress)
+            }
+            state.tablesCompleted += 1
+            state.rowsDownloaded = report.downloaded
+            progress?(state)
+        }
+    }
+
+    /// CheckUpdate with the tables of `TableVersion`.
+    private func checkUpdate() async throws -> ([SyncMetadata.TableState], CheckUpdateResponse) {
+        let tables = try await queue.read { db in try SyncMetadata.tableStates(db) }
+        let check = try await transport.checkUpdate(
+            CheckUpdateRequest(
+                tables: tables.map {
+                    CheckUpdateRequest.Table(table: $0.table, structVersion: $0.structVersion, version: $0.version)
+                }))
+        return (tables, check)
+    }
+
+    /// Refuses a token of another account than the one whose rows the database holds.
+    private func verifyAccount(_ checked: ([SyncMetadata.TableState], CheckUpdateResponse)) async throws {
+        let (tables, check) = checked
+        if let other = tables.first(where: { $0.ownerType == "account" && $0.owner != check.account }) {
+            throw SyncError(
+                .accountMismatch,
+                "This database holds rows of account \"\(other.owner)\", but the token belongs to \"\(check.account)\". "
+                    + "Open the account's own database (AccountDatabases) instead; nothing was sent or applied.")
+        }
+        verifiedAccount.withLock { $0 = check.account }
+    }
+
+    /// Fetches and applies pages until the server has no more, one transaction per page.
+    ///
+    /// A "resync" answer restarts the table from 0 in pages of 5000, the server's cap: the
+    /// server compares every cursor above 0 with its purge floor, so a pass from 0 whose page
+    /// cursors stay below the floor would be told to resync again at its second page. Pages
+    /// of 5000 get past the floor unless more than 5000 changes lie below it; a second
+    /// "resync" in one fetch then throws instead of looping.
+    private func fetch(
+        _ table: String, from cursor: Int64, resyncing: Bool, state: inout SyncProgress,
+        progress: (@Sendable (SyncProgress) -> Void)?
+    ) async throws -> Int {
+        var since = cursor
+        var limit = pageSize
+        var refetch = cursor == 0
+        var resyncing = resyncing
+        var restarted = false
+        var downloaded = 0
+        while true {
+            try Task.checkCancellation()
+            let page = try await transport.fetchData(FetchDataRequest(table: table, since: since, limit: limit))
+            if page.resync {
+                guard since > 0, !restarted else {
+                    throw SyncError(
+                        .invalidResponse,
+                        "The server asked to resync \(table) again while fetching it from 0: more than "
+                            + "\(Self.largestPage) of its changes lie below the server's tombstone purge floor, so its "
+                            + "pages cannot get past it. Purge tombstones less far on the server.")
+                }
+                try await queue.write { db in try Download.startResync(db, table: table) }
+                since = 0
+                limit = Self.largestPage
+                refetch = true
+                resyncing = true
+                restarted = true
+                continue
+            }
+            guard page.table == table else {
+                throw SyncError(.invalidResponse, "Asked for rows of \(table), the server sent rows of \(page.table).")
+            }
+            let (isRefetch, isResync) = (refetch, resyncing)
+            downloaded += try await queue.write { db in
+                try Download.apply(db, page: page, refetch: isRefetch, resyncing: isResync)
+            }
+            progress?(
+                SyncProgress(
+                    phase: state.phase, tablesCompleted: state.tablesCompleted, tablesTotal: state.tablesTotal,
+                    rowsUploaded: state.rowsUploaded, rowsDownloaded: state.rowsDownloaded + downloaded))
+            guard page.hasMore else { return downloaded }
+            guard page.version > since else {
+                throw SyncError(
+                    .invalidResponse, "The server said more rows of \(table) follow but did not move the cursor.")
+            }
+            since = page.version
+        }
+    }
+
+    /// The server's cap on a FetchData page.
+    static let largestPage = 5000
+
+    /// Puts back the outbox triggers of account tables that lost them (an app migration that
+    /// rebuilt a synced table, for example).
+    private static func restoreTriggers(_ db: Database) throws {
+        for table in try SyncMetadata.tableStates(db) where table.ownerType == "account" {
+            guard try db.tableExists(table.table) else { continue }
+            let present =
+                try db.fetchOne(
+                    Int.self,
+                    sql:
+                        "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? AND name LIKE 'serialdb_sync_%'",
+                    arguments: [table.table]) ?? 0
+            if present < 3 {
+                try ChangeCapture.install(db, table: try SyncedTable(db, name: table.table))
+            }
+        }
+    }
+}

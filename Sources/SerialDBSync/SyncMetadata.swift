@@ -1,0 +1,135 @@
+import Foundation
+import SerialDB
+
+/// The tables the sync keeps in an app database: `TableVersion` (the original design's names,
+/// visible to the app) and SerialDB's own side tables, named `serialdb_…` so that the schema
+/// engine never treats them as the app's:
+///
+/// - `serialdb_sync_state`: one row, this device's client id and the `applying` flag. The
+///   flag is set to 1 and back to 0 inside each transaction that applies server rows, so the
+///   outbox triggers stay quiet for those writes; other connections never see it set, and a
+///   crash rolls it back with the rest.
+/// - `serialdb_sync_table`: an integer id per synced table, so that the triggers name their
+///   table without putting a name into SQL text.
+/// - `serialdb_sync_row`: the server version each row was last seen at (its next base
+///   version), keyed by table and canonical key. No entry: the key is new to the server.
+/// - `serialdb_sync_outbox`: local changes in order; `seq` is the seq sent to the server. At
+///   most one unsent entry per key (a newer change replaces it); an entry being sent keeps
+///   the exact mutation, so a retried request repeats it with the same seq.
+/// - `serialdb_sync_resync`, `serialdb_sync_seen`: a resync in progress and the keys it has
+///   seen, so that a resync interrupted between pages resumes and still deletes what it should.
+enum SyncMetadata {
+    static let statements = [
+        """
+        CREATE TABLE IF NOT EXISTS TableVersion(
+            TableName TEXT PRIMARY KEY NOT NULL,
+            OwnerType TEXT NOT NULL,
+            Owner TEXT NOT NULL,
+            StructVersion INTEGER NOT NULL,
+            Version INTEGER NOT NULL)
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS serialdb_sync_state(
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            client_id TEXT NOT NULL,
+            applying INTEGER NOT NULL DEFAULT 0)
+        """,
+        "CREATE TABLE IF NOT EXISTS serialdb_sync_table(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)",
+        """
+        CREATE TABLE IF NOT EXISTS serialdb_sync_row(
+            table_name TEXT NOT NULL, key TEXT NOT NULL, version INTEGER NOT NULL,
+            PRIMARY KEY(table_name, key)) WITHOUT ROWID
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS serialdb_sync_outbox(
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            table_name TEXT NOT NULL, key TEXT NOT NULL, op TEXT NOT NULL,
+            sent INTEGER NOT NULL DEFAULT 0, mutation TEXT)
+        """,
+        "CREATE INDEX IF NOT EXISTS serialdb_sync_outbox_key ON serialdb_sync_outbox(table_name, key)",
+        "CREATE TABLE IF NOT EXISTS serialdb_sync_resync(table_name TEXT PRIMARY KEY NOT NULL)",
+        """
+        CREATE TABLE IF NOT EXISTS serialdb_sync_seen(
+            table_name TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY(table_name, key)) WITHOUT ROWID
+        """,
+    ]
+
+    /// Creates the tables when missing and returns this device's client id (a UUID made once).
+    static func install(_ db: Database) throws -> String {
+        for statement in statements {
+            try db.execute(sql: statement)
+        }
+        try db.execute(
+            sql: "INSERT OR IGNORE INTO serialdb_sync_state(id, client_id) VALUES (1, ?)",
+            arguments: [UUID().uuidString.lowercased()])
+        guard let clientID = try db.fetchOne(String.self, sql: "SELECT client_id FROM serialdb_sync_state") else {
+            throw SyncError(.invalidAccount, "The sync state row is missing; the database was changed by hand.")
+        }
+        return clientID
+    }
+
+    /// Runs `block` with the outbox triggers quiet: call inside a transaction only.
+    static func applyingServerRows<T>(_ db: Database, _ block: () throws -> T) throws -> T {
+        try db.execute(sql: "UPDATE serialdb_sync_state SET applying = 1")
+        let result = try block()
+        try db.execute(sql: "UPDATE serialdb_sync_state SET applying = 0")
+        return result
+    }
+
+    /// One row of `TableVersion`.
+    struct TableState: Sendable {
+        var table: String
+        var ownerType: String
+        var owner: String
+        var structVersion: Int64
+        var version: Int64
+    }
+
+    static func tableStates(_ db: Database) throws -> [TableState] {
+        try db.fetchAll(
+            Row.self,
+            sql: "SELECT TableName, OwnerType, Owner, StructVersion, Version FROM TableVersion ORDER BY TableName"
+        ).map { row in
+            TableState(
+                table: try row.decode(at: 0), ownerType: try row.decode(at: 1), owner: try row.decode(at: 2),
+                structVersion: try row.decode(at: 3), version: try row.decode(at: 4))
+        }
+    }
+
+    static func tableState(_ db: Database, table: String) throws -> TableState? {
+        try tableStates(db).first { $0.table == table }
+    }
+
+    /// Moves the cursor of a table.
+    static func setVersion(_ db: Database, table: String, version: Int64) throws {
+        try db.execute(sql: "UPDATE TableVersion SET Version = ? WHERE TableName = ?", arguments: [version, table])
+    }
+
+    /// The server version a key was last seen at, or `nil` when the server never had it.
+    static func knownVersion(_ db: Database, table: String, key: String) throws -> Int64? {
+        try db.fetchOne(
+            Int64.self, sql: "SELECT version FROM serialdb_sync_row WHERE table_name = ? AND key = ?",
+            arguments: [table, key])
+    }
+
+    /// Records the server version of a key; `nil` forgets it (deleted: the key is new again).
+    static func setKnownVersion(_ db: Database, table: String, key: String, version: Int64?) throws {
+        if let version {
+            try db.execute(
+                sql: """
+                    INSERT INTO serialdb_sync_row(table_name, key, version) VALUES (?, ?, ?)
+                    ON CONFLICT(table_name, key) DO UPDATE SET version = excluded.version
+                    """, arguments: [table, key, version])
+        } else {
+            try db.execute(
+                sql: "DELETE FROM serialdb_sync_row WHERE table_name = ? AND key = ?", arguments: [table, key])
+        }
+    }
+
+    /// Whether the key has local changes the server has not acknowledged.
+    static func hasPendingChange(_ db: Database, table: String, key: String) throws -> Bool {
+        try db.fetchOne(
+            Bool.self, sql: "SELECT EXISTS (SELECT 1 FROM serialdb_sync_outbox WHERE table_name = ? AND key = ?)",
+            arguments: [table, key]) ?? false
+    }
+}

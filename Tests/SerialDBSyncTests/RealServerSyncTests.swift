@@ -1,0 +1,294 @@
+import Foundation
+import SerialDB
+import SerialDBSync
+import SerialDBTestSupport
+import Synchronization
+import Testing
+
+/// A transport to the real server whose address can change (the server restarted on a new
+/// port), with a hook that runs once after the next upload reached the server.
+final class RestartableTransport: SyncTransport {
+    let base: Mutex<HTTPSyncTransport>
+    let afterUpload = Mutex<(@Sendable () async throws -> Void)?>(nil)
+
+    init(_ transport: HTTPSyncTransport) {
+        base = Mutex(transport)
+    }
+
+    private var current: HTTPSyncTransport { base.withLock { $0 } }
+
+    func checkUpdate(_ request: CheckUpdateRequest) async throws -> CheckUpdateResponse {
+        try await current.checkUpdate(request)
+    }
+
+    func fetchSchema(_ request: FetchSchemaRequest) async throws -> FetchSchemaResponse {
+        try await current.fetchSchema(request)
+    }
+
+    func fetchData(_ request: FetchDataRequest) async throws -> FetchDataResponse {
+        try await current.fetchData(request)
+    }
+
+    func postData(_ request: PostDataRequest) async throws -> PostDataResponse {
+        let response = try await current.postData(request)
+        if let hook = afterUpload.withLock({ hook in
+            defer { hook = nil }
+            return hook
+        }) {
+            try await hook()
+        }
+        return response
+    }
+}
+
+@Suite("SyncClient against serialdb-sync-server", .serialized)
+struct RealServerSyncTests {
+    func device(_ directory: TemporaryDirectory, _ name: String, _ transport: any SyncTransport) throws -> (
+        DatabaseQueue, SyncClient
+    ) {
+        let queue = try DatabaseQueue(path: directory.path(name + ".sqlite"))
+        return (queue, try SyncClient(queue: queue, transport: transport))
+    }
+
+    func titles(_ queue: DatabaseQueue) async throws -> [String: String] {
+        let rows = try await queue.read { db in
+            try db.fetchAll(Row.self, sql: "SELECT id, title FROM note").map {
+                (try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1))
+            }
+        }
+        return Dictionary(uniqueKeysWithValues: rows)
+    }
+
+    @Test("two devices of one account converge through inserts, updates and deletes")
+    func twoDevicesConverge() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try await SyncServerProcess(in: directory)
+        let (phone, phoneClient) = try device(directory, "phone", server.transport())
+        let (laptop, laptopClient) = try device(directory, "laptop", server.transport())
+        _ = try await phoneClient.sync()
+        _ = try await laptopClient.sync()
+        try await phone.write { db in
+            for index in 0..<600 {
+                try db.execute(
+                    sql: "INSERT INTO note(id, title) VALUES (?, ?)", arguments: ["p\(index)", "phone \(index)"])
+            }
+        }
+        try await laptop.write { db in
+            try db.execute(sql: "INSERT INTO note(id, title, body) VALUES ('l1', 'laptop', 'body')")
+        }
+        #expect(try await phoneClient.sync().uploaded == 600)
+        let laptopReport = try await laptopClient.sync()
+        #expect(laptopReport.uploaded == 1)
+        #expect(laptopReport.downloaded == 600)
+        try await laptop.write { db in
+            try db.execute(sql: "UPDATE note SET title = 'edited' WHERE id = 'p1'")
+            try db.execute(sql: "DELETE FROM note WHERE id = 'p2'")
+        }
+        _ = try await laptopClient.sync()
+        let phoneReport = try await phoneClient.sync()
+        #expect(phoneReport.downloaded == 3)
+        #expect(phoneReport.conflicts.isEmpty)
+        let phoneTitles = try await titles(phone)
+        #expect(phoneTitles == (try await titles(laptop)))
+        #expect(phoneTitles.count == 600)
+        #expect(phoneTitles["p1"] == "edited")
+        let body = try await phone.read { db in
+            try db.fetchOne(String.self, sql: "SELECT body FROM note WHERE id = 'l1'")
+        }
+        #expect(body == "body")
+        try await server.stop()
+    }
+
+    @Test("two accounts never see each other's rows")
+    func accountsNeverMeet() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try await SyncServerProcess(in: directory)
+        let accounts = try AccountDatabases(directory: directory.url.appendingPathComponent("accounts"))
+        let alice = try accounts.open(account: "alice")
+        let bob = try accounts.open(account: "bob")
+        let aliceClient = try SyncClient(queue: alice, transport: server.transport(token: "t-alice"))
+        let bobClient = try SyncClient(queue: bob, transport: server.transport(token: "t-bob"))
+        _ = try await aliceClient.sync()
+        _ = try await bobClient.sync()
+        try await alice.write { db in try db.execute(sql: "INSERT INTO note(id, title) VALUES ('k', 'alice')") }
+        try await bob.write { db in try db.execute(sql: "INSERT INTO note(id, title) VALUES ('k', 'bob'), ('b', 'bob')")
+        }
+        _ = try await aliceClient.sync()
+        let bobReport = try await bobClient.sync()
+        #expect(bobReport.conflicts.isEmpty && bobReport.uploaded == 2)
+        _ = try await aliceClient.sync()
+        #expect(try await titles(alice) == ["k": "alice"])
+        #expect(try await titles(bob) == ["k": "bob", "b": "bob"])
+        // A token of the other account on alice's file is refused before anything moves.
+        try await alice.write { db in try db.execute(sql: "INSERT INTO note(id, title) VALUES ('secret', 'alice')") }
+        let intruder = try SyncClient(queue: alice, transport: server.transport(token: "t-bob"))
+        await #expect(throws: SyncError.self) { _ = try await intruder.sync() }
+        _ = try await bobClient.sync()
+        #expect(try await titles(bob) == ["k": "bob", "b": "bob"])
+        try await accounts.close(account: "alice")
+        try await accounts.close(account: "bob")
+        try await server.stop()
+    }
+
+    @Test("concurrent edits of one row come back as a conflict, never a silent loss")
+    func concurrentEditsConflict() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try await SyncServerProcess(in: directory)
+        let (phone, phoneClient) = try device(directory, "phone", server.transport())
+        let (laptop, laptopClient) = try device(directory, "laptop", server.transport())
+        _ = try await phoneClient.sync()
+        try await phone.write { db in try db.execute(sql: "INSERT INTO note(id, title) VALUES ('a', 'original')") }
+        _ = try await phoneClient.sync()
+        _ = try await laptopClient.sync()
+        try await phone.write { db in try db.execute(sql: "UPDATE note SET title = 'phone' WHERE id = 'a'") }
+        try await laptop.write { db in try db.execute(sql: "DELETE FROM note WHERE id = 'a'") }
+        _ = try await phoneClient.sync()
+        let report = try await laptopClient.sync()
+        let conflict = try #require(report.conflicts.first)
+        #expect(conflict.localRow == nil)
+        #expect(conflict.serverRow?["title"] == .text("phone"))
+        #expect(conflict.serverVersion > conflict.localBaseVersion)
+        #expect(try await titles(laptop) == ["a": "phone"])
+        try await server.stop()
+    }
+
+    @Test("a row the server refuses comes back in rejected with the server's message, and leaves the outbox")
+    func refusedRowIsReported() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try await SyncServerProcess(in: directory)
+        let (phone, phoneClient) = try device(directory, "phone", server.transport())
+        _ = try await phoneClient.sync()
+        try await phone.write { db in
+            // The local table takes a BLOB in a TEXT column; the server's validation does not.
+            try db.execute(sql: "INSERT INTO note(id, title, body) VALUES ('a', 'ok', x'00ff'), ('b', 'ok', 'text')")
+        }
+        let report = try await phoneClient.sync()
+        #expect(report.uploaded == 1)
+        let rejection = try #require(report.rejected.first)
+        #expect(rejection.key == ["id": .text("a")] && rejection.operation == .upsert)
+        #expect(!rejection.message.isEmpty)
+        let outbox = try await phone.read { db in
+            try db.fetchOne(Int.self, sql: "SELECT count(*) FROM serialdb_sync_outbox")
+        }
+        #expect(outbox == 0)
+        try await server.stop()
+    }
+
+    @Test("a client SIGKILLed in the middle of FetchData pages resumes with no gap and no duplicate")
+    func killedClientResumes() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try await SyncServerProcess(in: directory)
+        let (phone, phoneClient) = try device(directory, "phone", server.transport())
+        _ = try await phoneClient.sync()
+        let total = 1500
+        try await phone.write { db in
+            for index in 0..<total {
+                try db.execute(
+                    sql: "INSERT INTO note(id, title) VALUES (?, ?)", arguments: [String(format: "n%05d", index), "t"])
+            }
+        }
+        _ = try await phoneClient.sync()
+        let laptopPath = directory.path("laptop.sqlite")
+        let observer = try DatabaseQueue(path: laptopPath)
+        let child = try RunningProcess(
+            product: "serialdb",
+            arguments: [
+                "sync", laptopPath, "--server", server.url.absoluteString, "--token", "t-alice", "--page-size", "10",
+            ]
+        )
+        try await waitUntil(timeout: .seconds(120)) {
+            let cursor = try? observer.read { db in
+                try db.fetchOne(Int.self, sql: "SELECT Version FROM TableVersion WHERE TableName = 'note'")
+            }
+            return (cursor ?? 0) >= 200 || !child.isRunning
+        }
+        try await child.stop(SIGKILL)
+        let (count, cursor) = try await observer.read { db in
+            (
+                try db.fetchOne(Int.self, sql: "SELECT count(*) FROM note") ?? -1,
+                try db.fetchOne(Int.self, sql: "SELECT Version FROM TableVersion WHERE TableName = 'note'") ?? -1
+            )
+        }
+        try await observer.close()
+        // Killed between pages: the rows are exactly those the cursor covers (versions 1...total).
+        #expect(cursor < total)
+        #expect(count == cursor)
+        let (laptop, laptopClient) = try device(directory, "laptop", server.transport())
+        let report = try await laptopClient.sync()
+        #expect(report.downloaded == total - count)
+        let ids = try await laptop.read { db in try db.fetchAll(String.self, sql: "SELECT id FROM note ORDER BY id") }
+        #expect(ids == (0..<total).map { String(format: "n%05d", $0) })
+        try await server.stop()
+    }
+
+    @Test("an upload retried after a server restart is applied once")
+    func uploadRetriedAfterRestartIsAppliedOnce() async throws {
+        let directory = try TemporaryDirectory()
+        let first = try await SyncServerProcess(in: directory)
+        let transport = RestartableTransport(first.transport())
+        let (phone, phoneClient) = try device(directory, "phone", transport)
+        _ = try await phoneClient.sync()
+        try await phone.write { db in
+            try db.execute(sql: "INSERT INTO note(id, title) VALUES ('a', 'x'), ('b', 'y'), ('c', 'z')")
+        }
+        let restarted = Mutex<SyncServerProcess?>(nil)
+        transport.afterUpload.withLock {
+            $0 = {
+                // The answer is lost: the server restarts before the client reads it.
+                try await first.stop()
+                let second = try await SyncServerProcess(in: directory)
+                restarted.withLock { $0 = second }
+                transport.base.withLock { $0 = second.transport() }
+                throw SyncError(.network, "simulated: the connection broke before the answer arrived")
+            }
+        }
+        await #expect(throws: SyncError.self) { _ = try await phoneClient.sync() }
+        let retry = try await phoneClient.sync()
+        #expect(retry.uploaded == 3)
+        #expect(retry.conflicts.isEmpty)
+        let server = try #require(restarted.withLock { $0 })
+        let page = try await server.transport().fetchData(FetchDataRequest(table: "note", since: 0, limit: 100))
+        #expect(page.changes.map(\.version) == [1, 2, 3])
+        #expect(page.version == 3)
+        try await server.stop()
+    }
+
+    @Test("a schema change on the server arrives as a declarative step and keeps the rows")
+    func schemaChangeArrives() async throws {
+        let directory = try TemporaryDirectory()
+        let first = try await SyncServerProcess(in: directory)
+        let transport = RestartableTransport(first.transport())
+        let (phone, phoneClient) = try device(directory, "phone", transport)
+        _ = try await phoneClient.sync()
+        try await phone.write { db in
+            for index in 0..<50 {
+                try db.execute(sql: "INSERT INTO note(id, title) VALUES (?, 't')", arguments: ["n\(index)"])
+            }
+        }
+        _ = try await phoneClient.sync()
+        try await first.stop()
+        let configV2 = """
+            {"tables": [
+               {"name": "note", "scope": "account", "struct_version": 2,
+                "schema": "CREATE TABLE note(id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL CHECK (title <> ''), body TEXT, pinned INTEGER NOT NULL DEFAULT 0); CREATE INDEX note_pinned ON note(pinned)"}],
+             "tokens": [{"token": "t-alice", "account": "alice"}]}
+            """
+        let second = try await SyncServerProcess(in: directory, config: configV2)
+        transport.base.withLock { $0 = second.transport() }
+        let report = try await phoneClient.sync()
+        let change = try #require(report.schemaChanges.first)
+        #expect(change.table == "note" && change.fromStructVersion == 1 && change.toStructVersion == 2)
+        #expect(change.isApplied)
+        let (count, pinned) = try await phone.read { db in
+            (
+                try db.fetchOne(Int.self, sql: "SELECT count(*) FROM note") ?? -1,
+                try db.fetchOne(Int.self, sql: "SELECT sum(pinned) FROM note") ?? -1
+            )
+        }
+        #expect(count == 50 && pinned == 0)
+        try await phone.write { db in try db.execute(sql: "UPDATE note SET pinned = 1 WHERE id = 'n7'") }
+        let upload = try await phoneClient.sync()
+        #expect(upload.uploaded == 1 && upload.rejected.isEmpty)
+        try await second.stop()
+    }
+}

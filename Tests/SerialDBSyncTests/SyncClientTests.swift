@@ -1,0 +1,308 @@
+import Foundation
+import SerialDB
+import SerialDBTestSupport
+import Synchronization
+import Testing
+
+@testable import SerialDBSync
+
+@Suite("SyncClient against an in-memory server")
+struct SyncClientTests {
+    @Test("two devices of one account converge through inserts, updates and deletes", arguments: DatabaseKind.allCases)
+    func twoDevicesConverge(kind: DatabaseKind) async throws {
+        let directory = try TemporaryDirectory()
+        let server = FakeSyncServer(tables: [noteTable])
+        let phone = try Device(kind, in: directory, name: "phone", server: server)
+        let laptop = try Device(kind, in: directory, name: "laptop", server: server)
+        let first = try await phone.client.sync()
+        #expect(first.schemaChanges.map(\.table) == ["note"])
+        _ = try await laptop.client.sync()
+
+        for index in 0..<30 { try phone.insertNote("p\(index)", "phone \(index)") }
+        try laptop.insertNote("l1", "laptop")
+        let upload = try await phone.client.sync()
+        #expect(upload.uploaded == 30)
+        #expect(upload.downloaded == 0)
+        let download = try await laptop.client.sync()
+        #expect(download.uploaded == 1)
+        #expect(download.downloaded == 30)
+
+        try laptop.execute("UPDATE note SET title = 'edited' WHERE id = 'p3'")
+        try laptop.execute("DELETE FROM note WHERE id = 'p4'")
+        _ = try await laptop.client.sync()
+        let last = try await phone.client.sync()
+        #expect(last.downloaded == 3)  // l1, the edit, the delete
+        #expect(try phone.titles() == laptop.titles())
+        #expect(try phone.titles()["p3"] == "edited")
+        #expect(try phone.titles()["p4"] == nil)
+        #expect(try phone.titles().count == 30)
+        #expect(try phone.outboxCount() == 0)
+        #expect(try laptop.outboxCount() == 0)
+    }
+
+    @Test("rows applied from the server never feed the outbox", arguments: DatabaseKind.allCases)
+    func serverRowsDoNotFeedTheOutbox(kind: DatabaseKind) async throws {
+        let directory = try TemporaryDirectory()
+        let server = FakeSyncServer(tables: [noteTable])
+        let phone = try Device(kind, in: directory, name: "phone", server: server)
+        let laptop = try Device(kind, in: directory, name: "laptop", server: server)
+        _ = try await phone.client.sync()
+        _ = try await laptop.client.sync()
+        for index in 0..<10 { try phone.insertNote("n\(index)", "t") }
+        #expect(try phone.outboxCount() == 10)
+        _ = try await phone.client.sync()
+        _ = try await laptop.client.sync()
+        #expect(try laptop.titles().count == 10)
+        #expect(try laptop.outboxCount() == 0)
+        let again = try await laptop.client.sync()
+        #expect(again.uploaded == 0)
+        #expect(server.state.withLock { $0.receivedSeqs.count } == 10)
+    }
+
+    @Test("two accounts never see each other's rows, even with the same keys")
+    func accountsAreSeparate() async throws {
+        let directory = try TemporaryDirectory()
+        let server = FakeSyncServer(tables: [noteTable])
+        let alice = try Device(.file, in: directory, name: "alice", server: server, token: "t-alice")
+        let bob = try Device(.file, in: directory, name: "bob", server: server, token: "t-bob")
+        _ = try await alice.client.sync()
+        _ = try await bob.client.sync()
+        try alice.insertNote("same", "alice's")
+        try bob.insertNote("same", "bob's")
+        try bob.insertNote("b", "bob only")
+        _ = try await alice.client.sync()
+        let bobReport = try await bob.client.sync()
+        #expect(bobReport.conflicts.isEmpty)
+        _ = try await alice.client.sync()
+        #expect(try alice.titles() == ["same": "alice's"])
+        #expect(try bob.titles() == ["same": "bob's", "b": "bob only"])
+    }
+
+    @Test("a database synced for one account refuses another account's token before uploading anything")
+    func anotherAccountIsRefused() async throws {
+        let directory = try TemporaryDirectory()
+        let server = FakeSyncServer(tables: [noteTable])
+        let alice = try Device(.file, in: directory, name: "shared", server: server, token: "t-alice")
+        _ = try await alice.client.sync()
+        try alice.insertNote("a", "alice's, unsent")
+        let intruder = try SyncClient(queue: alice.queue, transport: server.transport(token: "t-bob"))
+        await #expect(throws: SyncError.self) {
+            do { _ = try await intruder.sync() } catch let error as SyncError where error.code == .accountMismatch {
+                throw error
+            }
+        }
+        #expect(server.rows(of: "note", account: "bob").isEmpty)
+        #expect(try alice.outboxCount() == 1)
+    }
+
+    @Test("concurrent edits of one row come back as a conflict that adopts the server's row")
+    func concurrentEditsAreAConflict() async throws {
+        let directory = try TemporaryDirectory()
+        let server = FakeSyncServer(tables: [noteTable])
+        let phone = try Device(.file, in: directory, name: "phone", server: server)
+        let laptop = try Device(.memory, in: directory, name: "laptop", server: server)
+        _ = try await phone.client.sync()
+        try phone.insertNote("a", "original")
+        _ = try await phone.client.sync()
+        _ = try await laptop.client.sync()
+        try phone.execute("UPDATE note SET title = 'phone edit' WHERE id = 'a'")
+        try laptop.execute("UPDATE note SET title = 'laptop edit' WHERE id = 'a'")
+        _ = try await phone.client.sync()
+        let report = try await laptop.client.sync()
+        let conflict = try #require(report.conflicts.first)
+        #expect(report.conflicts.count == 1)
+        #expect(conflict.table == "note")
+        #expect(conflict.key == ["id": .text("a")])
+        #expect(conflict.localRow?["title"] == .text("laptop edit"))
+        #expect(conflict.serverRow?["title"] == .text("phone edit"))
+        #expect(conflict.serverVersion > conflict.localBaseVersion)
+        #expect(conflict.resolution == .keepServer)
+        #expect(try laptop.titles()["a"] == "phone edit")
+        #expect(try laptop.outboxCount() == 0)
+        let quiet = try await laptop.client.sync()
+        #expect(quiet.conflicts.isEmpty && quiet.uploaded == 0)
+    }
+
+    @Test("a conflict resolver may keep the local row, which goes up again on the server's version")
+    func resolverKeepsLocalRow() async throws {
+        let directory = try TemporaryDirectory()
+        let server = FakeSyncServer(tables: [noteTable])
+        let phone = try Device(.file, in: directory, name: "phone", server: server)
+        let laptop = try Device(.file, in: directory, name: "laptop", server: server, resolver: { _ in .keepLocal })
+        _ = try await phone.client.sync()
+        try phone.insertNote("a", "original")
+        _ = try await phone.client.sync()
+        _ = try await laptop.client.sync()
+        try phone.execute("UPDATE note SET title = 'phone edit' WHERE id = 'a'")
+        try laptop.execute("UPDATE note SET title = 'laptop wins' WHERE id = 'a'")
+        _ = try await phone.client.sync()
+        let report = try await laptop.client.sync()
+        #expect(report.conflicts.map(\.resolution) == [.keepLocal])
+        #expect(report.uploaded == 1)
+        #expect(try laptop.outboxCount() == 0)
+        _ = try await phone.client.sync()
+        #expect(try phone.titles()["a"] == "laptop wins")
+        #expect(server.rows(of: "note", account: "alice").first?["title"] == .text("laptop wins"))
+    }
+
+    @Test("a download never overwrites a row that still has unsent local changes")
+    func downloadKeepsUnsentChanges() async throws {
+        let directory = try TemporaryDirectory()
+        let server = FakeSyncServer(tables: [noteTable])
+        let phone = try Device(.file, in: directory, name: "phone", server: server)
+        let laptop = try Device(.file, in: directory, name: "laptop", server: server)
+        _ = try await phone.client.sync()
+        _ = try await laptop.client.sync()
+        try phone.insertNote("a", "from phone")
+        _ = try await phone.client.sync()
+        // The app writes the same row on the laptop while its sync is between upload and download.
+        let queue = laptop.queue
+        laptop.transport.once("check-update") {
+            try await queue.write { db in
+                try db.execute(sql: "INSERT INTO note(id, title) VALUES ('a', 'laptop, unsent')")
+            }
+        }
+        _ = try await laptop.client.sync()
+        #expect(try laptop.titles()["a"] == "laptop, unsent")
+        #expect(try laptop.outboxCount() == 1)
+        let next = try await laptop.client.sync()
+        #expect(next.conflicts.count == 1)
+    }
+
+    @Test("an upload whose answer was lost is sent again with the same seqs and applied once")
+    func retriedUploadIsAppliedOnce() async throws {
+        let directory = try TemporaryDirectory()
+        let server = FakeSyncServer(tables: [noteTable])
+        let phone = try Device(.file, in: directory, name: "phone", server: server)
+        _ = try await phone.client.sync()
+        try phone.insertNote("a", "x")
+        try phone.insertNote("b", "y")
+        phone.transport.failOnce("post-data", .after)
+        await #expect(throws: SyncError.self) { _ = try await phone.client.sync() }
+        // Edited after the lost answer: a new change, not a rewrite of the one in flight.
+        try phone.execute("UPDATE note SET title = 'x2' WHERE id = 'a'")
+        let retry = try await phone.client.sync()
+        #expect(retry.conflicts.isEmpty)
+        #expect(retry.uploaded == 3)
+        let received = server.state.withLock { $0.receivedSeqs }
+        #expect(received.count == 5)
+        #expect(Set(received).count == 3)
+        #expect(server.state.withLock { $0.counter } == 3)
+        #expect(server.rows(of: "note", account: "alice").first { $0["id"] == .text("a") }?["title"] == .text("x2"))
+    }
+
+    @Test("a network error is typed and leaves nothing half-applied")
+    func networkErrorIsTyped() async throws {
+        let directory = try TemporaryDirectory()
+        let server = FakeSyncServer(tables: [noteTable])
+        let phone = try Device(.file, in: directory, name: "phone", server: server)
+        let laptop = try Device(.file, in: directory, name: "laptop", server: server, pageSize: 10)
+        _ = try await phone.client.sync()
+        for index in 0..<35 { try phone.insertNote(String(format: "n%02d", index), "t") }
+        _ = try await phone.client.sync()
+        _ = try await laptop.client.sync()
+        for index in 0..<35 {
+            try phone.execute("UPDATE note SET title = 'v2' WHERE id = ?", [String(format: "n%02d", index)])
+        }
+        _ = try await phone.client.sync()
+        laptop.transport.once("fetch-data") {}
+        laptop.transport.once("fetch-data") {}
+        laptop.transport.failOnce("fetch-data")
+        // hooks run in order: the third page fails
+        do {
+            _ = try await laptop.client.sync()
+            Issue.record("the sync should have failed")
+        } catch let error as SyncError {
+            #expect(error.code == .network)
+        }
+        let titles = try laptop.titles()
+        #expect(titles.values.filter { $0 == "v2" }.count == 20)
+        #expect(try laptop.cursor() == server.state.withLock { $0.counter } - 15)
+        let rest = try await laptop.client.sync()
+        #expect(rest.downloaded == 15)
+        #expect(try laptop.titles().values.allSatisfy { $0 == "v2" })
+    }
+
+    @Test("cancelling the task stops between pages with rows and cursor consistent")
+    func cancellationStopsBetweenPages() async throws {
+        let directory = try TemporaryDirectory()
+        let server = FakeSyncServer(tables: [noteTable])
+        let phone = try Device(.file, in: directory, name: "phone", server: server)
+        let laptop = try Device(.file, in: directory, name: "laptop", server: server, pageSize: 10)
+        _ = try await phone.client.sync()
+        for index in 0..<45 { try phone.insertNote(String(format: "n%02d", index), "t") }
+        _ = try await phone.client.sync()
+        let client = laptop.client
+        laptop.transport.once("fetch-data", .after) {}
+        laptop.transport.once("fetch-data", .after) {
+            // The hook runs in the sync's task: cancel it once the second page has arrived.
+            withUnsafeCurrentTask { $0?.cancel() }
+        }
+        let task = Task { try await client.sync() }
+        await #expect(throws: CancellationError.self) { _ = try await task.value }
+        let count = try laptop.titles().count
+        let cursor = try #require(try laptop.cursor())
+        #expect(count < 45)
+        #expect(count % 10 == 0)
+        // The cursor covers exactly the rows applied: versions 1...45 in key order.
+        #expect(cursor == Int64(count))
+        let rest = try await laptop.client.sync()
+        #expect(rest.downloaded == 45 - count)
+        #expect(try laptop.titles().count == 45)
+    }
+
+    @Test("one sync at a time per client")
+    func oneSyncAtATime() async throws {
+        let directory = try TemporaryDirectory()
+        let server = FakeSyncServer(tables: [noteTable])
+        let phone = try Device(.file, in: directory, name: "phone", server: server)
+        let client = phone.client
+        let entered = Mutex(false)
+        let release = Mutex(false)
+        phone.transport.once("check-update") {
+            entered.withLock { $0 = true }
+            try await waitUntil(timeout: .seconds(120)) { release.withLock { $0 } }
+        }
+        let first = Task { try await client.sync() }
+        try await waitUntil(timeout: .seconds(120)) { entered.withLock { $0 } }
+        await #expect(throws: SyncError.self) { _ = try await client.sync() }
+        release.withLock { $0 = true }
+        _ = try await first.value
+        _ = try await client.sync()
+    }
+
+    @Test("a mutation the server rejects leaves the outbox and is reported with the server's message")
+    func rejectedMutationIsReported() async throws {
+        let directory = try TemporaryDirectory()
+        let server = FakeSyncServer(tables: [noteTable])
+        let phone = try Device(.file, in: directory, name: "phone", server: server)
+        _ = try await phone.client.sync()
+        // The server now requires a body (same definition, stricter validation).
+        server.replaceTable(
+            FakeSyncServer.Table(
+                name: "note", schema: noteTable.schema, primaryKey: ["id"], notNull: ["title", "body"]))
+        try phone.insertNote("a", "no body")
+        try phone.insertNote("b", "with body", body: "text")
+        let report = try await phone.client.sync()
+        #expect(report.uploaded == 1)
+        #expect(report.rejected.count == 1)
+        #expect(report.rejected.first?.key == ["id": .text("a")])
+        #expect(report.rejected.first?.message == "column \"body\" is NOT NULL")
+        #expect(try phone.outboxCount() == 0)
+        #expect(try phone.titles()["a"] == "no body")
+    }
+
+    @Test("progress reports tables and rows")
+    func progressIsReported() async throws {
+        let directory = try TemporaryDirectory()
+        let server = FakeSyncServer(tables: [noteTable, countryTable])
+        let phone = try Device(.file, in: directory, name: "phone", server: server)
+        let seen = Mutex<[SyncProgress]>([])
+        _ = try await phone.client.sync { progress in seen.withLock { $0.append(progress) } }
+        let last = try #require(seen.withLock { $0.last })
+        #expect(last.phase == .finished)
+        #expect(last.tablesTotal == 2)
+        #expect(last.tablesCompleted == 2)
+        #expect(seen.withLock { $0.contains { $0.phase == .downloading(table: "country") } })
+    }
+}
