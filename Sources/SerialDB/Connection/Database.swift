@@ -45,6 +45,9 @@ public final class Database {
     private var savepointDepth = 0
     /// Set by the queue while an async block runs, so cancellation is seen between statements.
     var isCancelled: (@Sendable () -> Bool)?
+    /// Set by the queue that owns the connection; called by `close()` before the handle is
+    /// freed, so the queue forgets the handle first, whoever closes it.
+    var willClose: (() -> Void)?
     /// Set by the migrator while a step runs; receives ``reportProgress(completed:total:)``.
     var progressObserver: ((Int, Int) -> Void)?
     private var traceBox: TraceBox?
@@ -138,6 +141,7 @@ public final class Database {
     /// Calling it twice is harmless.
     public func close() {
         guard let handle else { return }
+        willClose?()
         statementCache.removeAll()
         recentStatement = nil
         transactionStatements = [Statement?](repeating: nil, count: TransactionStatement.allCases.count)

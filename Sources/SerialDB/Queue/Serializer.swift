@@ -61,7 +61,12 @@ final class Serializer: @unchecked Sendable {
         self.database = database
         self.label = label
         dispatchQueue = DispatchQueue(label: "SerialDB." + label)
-        interruptTarget = LockedValue(InterruptTarget(connection: database.handle.map(ConnectionHandle.init)))
+        let interruptTarget = LockedValue(InterruptTarget(connection: database.handle.map(ConnectionHandle.init)))
+        self.interruptTarget = interruptTarget
+        // A block may close the connection itself (`db.close()`): forget the handle under the
+        // interrupt lock before SQLite frees it, so no interrupt can reach a freed (or reused)
+        // connection. The gate closes when that block returns.
+        database.willClose = { interruptTarget.withLock { $0.connection = nil } }
     }
 
     // MARK: - Entry points
@@ -180,10 +185,14 @@ final class Serializer: @unchecked Sendable {
             }
             do {
                 try self.performUnchecked(upgrade)
-                self.gate = .open
+                if case .closed = self.gate {
+                    // The step closed the connection itself: the queue stays closed.
+                } else {
+                    self.gate = .open
+                }
                 completion(.success(()))
             } catch {
-                self.gate = .migrationFailed(gateError(error))
+                if case .closed = self.gate {} else { self.gate = .migrationFailed(gateError(error)) }
                 completion(.failure(error))
             }
         }
@@ -266,15 +275,18 @@ final class Serializer: @unchecked Sendable {
         return try performUnchecked(block)
     }
 
-    /// Runs the block; a transaction it leaves open is rolled back and reported.
+    /// Runs the block; a transaction it leaves open is rolled back and reported. A block that
+    /// closed the connection closes the queue.
     private func performUnchecked<T>(_ block: (Database) throws -> T) throws -> T {
         let result: T
         do {
             result = try block(database)
         } catch {
+            if database.isClosed { gate = .closed }
             database.rollbackAfterFailure()
             throw error
         }
+        if database.isClosed { gate = .closed }
         if database.isInsideTransaction {
             database.rollbackAfterFailure()
             throw SerialDBError(
