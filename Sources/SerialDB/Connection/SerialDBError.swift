@@ -12,6 +12,10 @@ public struct SerialDBError: Error, Sendable, CustomStringConvertible {
     public enum Code: String, Sendable, Hashable {
         /// A queue method was called from inside a block of the same queue; it would deadlock.
         case reentrantCall
+        /// Waiting for a queue would close a lock-order cycle across threads (thread 1 runs A's
+        /// block and waits for B while thread 2 runs B's block and waits for A); it would
+        /// deadlock. The message names the queues.
+        case lockOrderCycle
         /// The queue or connection was closed.
         case closed
         /// A block returned while a transaction it began was still open; it was rolled back.

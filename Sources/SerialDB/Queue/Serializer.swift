@@ -4,8 +4,8 @@ import Foundation
 import Synchronization
 
 /// The one place that knows about threads: it owns the connection and runs every block alone,
-/// detects reentrant calls, bridges async callers, turns task cancellation into
-/// `sqlite3_interrupt`, and holds the gate state that a failed migration closes.
+/// detects reentrant calls and lock-order cycles, bridges async callers, turns task
+/// cancellation into `sqlite3_interrupt`, and holds the gate state that a failed migration closes.
 ///
 /// Two paths lead to the connection, both through one lock:
 /// - A blocking call with nothing in line takes the lock and runs its block on its own thread:
@@ -32,7 +32,8 @@ final class Serializer: @unchecked Sendable {
     private let lock = NSLock()
     private let database: Database
     private var gate = Gate.open
-    /// The thread running a block now (0: none), to refuse reentrant calls at once.
+    /// The thread running a block now (0: none), to refuse reentrant calls at once and to
+    /// find lock-order cycles.
     private let owner = Atomic<UInt>(0)
     /// Jobs submitted to `dispatchQueue` and not finished: while positive, blocking calls
     /// queue behind them instead of waiting for the lock directly. Raised only while holding
@@ -69,12 +70,16 @@ final class Serializer: @unchecked Sendable {
         database.willClose = { interruptTarget.withLock { $0.connection = nil } }
     }
 
+    /// The thread running one of this queue's blocks now, 0 when none.
+    var owningThread: UInt { owner.load(ordering: .relaxed) }
+
     // MARK: - Entry points
 
     /// Runs `block` with the connection and waits for it.
     ///
     /// - Throws: ``SerialDBError/Code/reentrantCall`` at once when called from a block of this
-    ///   queue (waiting for ourselves would deadlock); the gate's error; the block's error.
+    ///   queue (waiting for ourselves would deadlock); ``SerialDBError/Code/lockOrderCycle`` when
+    ///   waiting would close a cycle with other threads; the gate's error; the block's error.
     func sync<T>(_ block: (Database) throws -> T) throws -> T {
         let thread = ThreadIdentity.current
         try checkNotReentrant(thread)
@@ -87,13 +92,16 @@ final class Serializer: @unchecked Sendable {
         return try syncAfterWaiting(thread, block)
     }
 
-    /// The contended path of ``sync(_:)``.
+    /// The contended path of ``sync(_:)``: the only one that consults the wait-for graph.
     private func syncAfterWaiting<T>(_ thread: UInt, _ block: (Database) throws -> T) throws -> T {
+        let graph = WaitForGraph.shared
+        try graph.beginWaiting(thread, for: self)
         line.lock()
         if pendingJobs.load(ordering: .acquiring) == 0 {
             directWaiters += 1
             line.unlock()
             lock.lock()
+            graph.endWaiting(thread)
             leaveDirectWaiters()
             return try runHoldingLock(thread) { try perform(block) }
         }
@@ -102,6 +110,7 @@ final class Serializer: @unchecked Sendable {
         // `DispatchQueue.sync` runs the closure on this thread.
         return try dispatchQueue.sync {
             lock.lock()
+            graph.endWaiting(thread)
             return try runHoldingLock(ThreadIdentity.current) { try perform(block) }
         }
     }
@@ -143,11 +152,14 @@ final class Serializer: @unchecked Sendable {
     func close() throws {
         let thread = ThreadIdentity.current
         try checkNotReentrant(thread)
+        let graph = WaitForGraph.shared
+        try graph.beginWaiting(thread, for: self)
         submitJob()
         defer { pendingJobs.subtract(1, ordering: .acquiringAndReleasing) }
         dispatchQueue.sync {
             waitForDirectWaiters()
             lock.lock()
+            graph.endWaiting(thread)
             runHoldingLock(ThreadIdentity.current) { closeConnection() }
         }
     }
@@ -196,6 +208,18 @@ final class Serializer: @unchecked Sendable {
                 completion(.failure(error))
             }
         }
+    }
+
+    /// Blocks the calling thread until `isOver` holds, as a wait for this queue (a thread that
+    /// waits for this queue's upgrade needs the queue): refused with
+    /// ``SerialDBError/Code/lockOrderCycle`` when the wait would close a cycle.
+    func blockingWait(isOver: @escaping @Sendable () -> Bool, _ wait: () -> Void) throws {
+        let thread = ThreadIdentity.current
+        try checkNotReentrant(thread)
+        let graph = WaitForGraph.shared
+        try graph.beginWaiting(thread, for: self, isOver: isOver)
+        defer { graph.endWaiting(thread) }
+        wait()
     }
 
     /// Throws ``SerialDBError/Code/reentrantCall`` when called from a block of this queue.
