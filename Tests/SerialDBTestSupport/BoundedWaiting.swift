@@ -43,6 +43,15 @@ extension DispatchSemaphore {
     public func wait(seconds: Double) -> Bool {
         wait(timeout: .now() + seconds) == .success
     }
+
+    /// Waits for `count` signals, at most `seconds` for all of them together (not each: a
+    /// deadlock must fail the test fast, not after `count` bounds).
+    ///
+    /// - Returns: whether all the signals came in time.
+    public func wait(signals count: Int, seconds: Double = deadlockBound) -> Bool {
+        let deadline = DispatchTime.now() + seconds
+        return (0..<count).allSatisfy { _ in wait(timeout: deadline) == .success }
+    }
 }
 
 /// Suspends until `task` ends, at most `timeout`.

@@ -64,7 +64,7 @@ import Testing
                 done.signal()
             }
         }
-        for _ in queues where !done.wait(seconds: deadlockBound) {
+        guard done.wait(signals: queues.count) else {
             Issue.record("a thread of the cycle never returned: the cycle deadlocked")
             throw WaitTimeout()
         }
@@ -198,7 +198,7 @@ import Testing
         sleepSeconds(0.2)
         releaseThird.signal()
         #expect(chainDone.wait(seconds: deadlockBound))
-        #expect((0..<3).allSatisfy { _ in others.wait(seconds: deadlockBound) })
+        #expect(others.wait(signals: 3))
         #expect(chainError.withLock { $0 } == nil)
         #expect(try queues.map(visits) == [2, 2, 2])
     }
@@ -230,7 +230,7 @@ import Testing
                 done.signal()
             }
         }
-        #expect((0..<8).allSatisfy { _ in done.wait(seconds: 60) }, "the threads deadlocked")
+        #expect(done.wait(signals: 8, seconds: 60), "the threads deadlocked")
         #expect(unexpected.withLock { $0 }.isEmpty)
         // Every block that ran wrote two rows (outer and inner), every refused one none.
         let total = try queues.map(visits).reduce(0, +)

@@ -71,7 +71,7 @@ import Testing
         }
         holder.release.signal()
 
-        #expect((0..<8).allSatisfy { _ in writersDone.wait(seconds: deadlockBound) }, "a waiting writer never returned")
+        #expect(writersDone.wait(signals: 8), "a waiting writer never returned")
         try outcome { try upgrade.wait() }.get()
         #expect(lateDone.wait(seconds: deadlockBound))
         #expect(outcomes.withLock { $0 } == Array(repeating: "ran at step 1", count: 8))
@@ -103,7 +103,7 @@ import Testing
         sleepSeconds(0.3)
         holder.release.signal()
 
-        #expect((0..<8).allSatisfy { _ in writersDone.wait(seconds: deadlockBound) }, "a waiting writer never returned")
+        #expect(writersDone.wait(signals: 8), "a waiting writer never returned")
         #expect(closed.wait(seconds: deadlockBound))
         #expect(outcomes.withLock { $0 } == Array(repeating: "ran at step 1", count: 8))
         let error = #expect(throws: SerialDBError.self) { try queue.read { _ in } }
