@@ -97,7 +97,8 @@ import Testing
         for index in 0..<40 {
             tasks.append(
                 Task {
-                    try await queue.write { db in try db.execute(sql: "INSERT INTO log VALUES (?)", arguments: [index]) }
+                    try await queue.write { db in try db.execute(sql: "INSERT INTO log VALUES (?)", arguments: [index])
+                    }
                 })
         }
         try await Task.sleep(for: .milliseconds(100))

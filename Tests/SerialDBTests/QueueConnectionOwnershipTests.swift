@@ -51,7 +51,8 @@ import Testing
         for other in others {
             let codes = try other.inDatabase { db -> [Int32] in
                 var statement: OpaquePointer?
-                let sql = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100) SELECT x FROM c"
+                let sql =
+                    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100) SELECT x FROM c"
                 guard sqlite3_prepare_v2(db.handle, sql, -1, &statement, nil) == SQLITE_OK else { return [-1] }
                 defer { sqlite3_finalize(statement) }
                 // A statement of the new connection is running while the first queue is interrupted.

@@ -65,7 +65,9 @@ import Testing
         let late = Locked<Int?>(nil)
         let lateDone = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
-            let steps = try? queue.read { db in try db.fetchOne(Int.self, sql: "SELECT count(*) FROM serialdb_migrations") }
+            let steps = try? queue.read { db in
+                try db.fetchOne(Int.self, sql: "SELECT count(*) FROM serialdb_migrations")
+            }
             late.withLock { $0 = steps ?? -1 }
             lateDone.signal()
         }

@@ -63,10 +63,13 @@ public final class MigrationHandle: Sendable {
     public func wait() throws {
         // Waiting for the upgrade is waiting for the queue: from inside another queue's block,
         // it can close a lock-order cycle, which is refused instead of hanging.
-        try serializer.blockingWait(isOver: { [self] in isFinished }) {
-            finished.wait()
-            finished.signal()
-        }
+        let finished = finished
+        try serializer.blockingWait(
+            isOver: { [self] in isFinished },
+            {
+                finished.wait()
+                finished.signal()
+            })
         try result()
     }
 
