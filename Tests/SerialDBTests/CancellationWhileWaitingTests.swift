@@ -7,12 +7,17 @@ import Testing
 /// An async call cancelled while it waits for its turn throws `CancellationError` at once, not
 /// when the work ahead of it ends, and its block never runs.
 @Suite struct CancellationWhileWaitingTests {
+    /// How long the work ahead of a cancelled call holds the queue at most. Long: when sync
+    /// tests running in parallel occupy the cooperative threads, this test's own steps can be
+    /// late by many seconds, and the holder must not give up before the test has cancelled.
+    private static let holdBound: Double = 120
+
     /// A migrator at the user ladder's step 1 plus a step that runs until `release` is signalled.
     private func upgradeHeldUntilReleased(started: Locked<Bool>, release: DispatchSemaphore) -> DatabaseMigrator {
         var migrator = UserLadder.migrator(steps: 1)
         migrator.registerMigration("2-held") { db in
             started.withLock { $0 = true }
-            _ = release.wait(seconds: deadlockBound)
+            _ = release.wait(seconds: Self.holdBound)
             try db.execute(sql: "ALTER TABLE T_User ADD COLUMN email TEXT")
         }
         return migrator
@@ -59,7 +64,7 @@ import Testing
         Thread.detachNewThread {
             try? queue.inDatabase { _ in
                 holding.withLock { $0 = true }
-                _ = release.wait(seconds: deadlockBound)
+                _ = release.wait(seconds: Self.holdBound)
                 holding.withLock { $0 = false }
             }
         }
@@ -89,7 +94,7 @@ import Testing
         var migrator = DatabaseMigrator()
         migrator.registerMigration("held") { _ in
             started.withLock { $0 = true }
-            _ = release.wait(seconds: deadlockBound)
+            _ = release.wait(seconds: Self.holdBound)
         }
         let upgrade = queue.startMigration(migrator)
         try await waitUntil(timeout: .seconds(deadlockBound)) { started.withLock { $0 } }
