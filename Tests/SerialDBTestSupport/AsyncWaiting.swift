@@ -9,5 +9,9 @@ public func waitUntil(timeout: Duration = .seconds(30), _ condition: @Sendable (
     }
 }
 
-/// `waitUntil` ran out of time.
-public struct WaitTimeout: Error {}
+/// A bounded wait ran out of time: what it waited for most likely deadlocked.
+public struct WaitTimeout: Error, CustomStringConvertible {
+    public init() {}
+
+    public var description: String { "timed out waiting: the code under test most likely deadlocked" }
+}

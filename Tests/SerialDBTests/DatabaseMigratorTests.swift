@@ -216,12 +216,13 @@ import Testing
 
     @Test func migratingFromInsideABlockThrowsInsteadOfDeadlocking() throws {
         let queue = try DatabaseQueue()
+        // Bounded: without the check, the block would wait for itself forever.
         let error = #expect(throws: SerialDBError.self) {
-            try queue.inDatabase { _ in try queue.migrate(UserLadder.migrator()) }
+            try outcome { try queue.inDatabase { _ in try queue.migrate(UserLadder.migrator()) } }.get()
         }
         #expect(error?.code == .reentrantCall)
         let waitError = #expect(throws: SerialDBError.self) {
-            try queue.inDatabase { _ in try queue.startMigration(UserLadder.migrator()).wait() }
+            try outcome { try queue.inDatabase { _ in try queue.startMigration(UserLadder.migrator()).wait() } }.get()
         }
         #expect(waitError?.code == .reentrantCall)
     }

@@ -313,4 +313,17 @@ import Testing
         }
         #expect(mode?.message.contains("wal") == true)
     }
+
+    @Test func aReadThatClosesItsConnectionLeavesThePoolServingOnFreshReaders() throws {
+        let directory = try TemporaryDirectory()
+        let pool = try seededPool(in: directory, readers: 1)
+        #expect(throws: SerialDBError.self) {
+            try pool.read { db in
+                db.close()
+                return try db.fetchOne(Int.self, sql: "SELECT count(*) FROM player")
+            }
+        }
+        pool.interrupt()  // reaches no freed connection
+        #expect(try pool.read { db in try db.fetchOne(Int.self, sql: "SELECT count(*) FROM player") } == 100)
+    }
 }

@@ -4,18 +4,10 @@ import SerialDB
 import SerialDBTestSupport
 import Testing
 
+// Every wait that a regression could make endless is bounded (`finishes(within:)`,
+// `wait(seconds:)`, `result(of:)`), so that a broken serializer fails these tests with a
+// message instead of hanging `swift test`.
 @Suite struct DatabaseQueueTests {
-    /// Runs `body` on a new thread and waits at most `seconds`: a deadlock fails the test
-    /// instead of hanging the suite.
-    private func finishes(within seconds: Double, _ body: @escaping @Sendable () -> Void) -> Bool {
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            body()
-            done.signal()
-        }
-        return done.wait(timeout: .now() + seconds) == .success
-    }
-
     @Test(arguments: DatabaseKind.allCases)
     func reentrantCallsFromEveryEntryPointThrowWithinASecond(kind: DatabaseKind) throws {
         let directory = try TemporaryDirectory()
@@ -66,8 +58,12 @@ import Testing
                 #expect(codes.withLock { $0 } == [.reentrantCall], "\(nestedName) inside \(outerName)")
             }
         }
-        // The queue is still usable, and nothing was written by the refused calls.
-        #expect(try queue.read { db in try db.fetchOne(Int.self, sql: "SELECT count(*) FROM player") } == 3)
+        // The queue is still usable, and nothing was written by the refused calls. Bounded: if
+        // a nested call deadlocked, the queue is stuck for good.
+        let count = try outcome(within: 1) {
+            try queue.read { db in try db.fetchOne(Int.self, sql: "SELECT count(*) FROM player") }
+        }
+        #expect(try count.get() == 3)
     }
 
     @Test func aCycleThroughTwoQueuesThrowsInsteadOfDeadlocking() throws {
@@ -224,7 +220,7 @@ import Testing
         let clock = ContinuousClock()
         let cancelledAt = clock.now
         task.cancel()
-        let result = await task.result
+        let result = try await result(of: task)
         #expect(throws: CancellationError.self) { try result.get() }
         #expect(clock.now - cancelledAt < .seconds(10))
         // The queue works afterwards: the interrupt did not leak into the next block.
@@ -242,7 +238,7 @@ import Testing
         Thread.detachNewThread {
             try? queue.inDatabase { _ in
                 holding.withLock { $0 = true }
-                release.wait()
+                _ = release.wait(seconds: deadlockBound)
             }
             released.withLock { $0 = true }
         }
@@ -254,7 +250,7 @@ import Testing
         waiting.cancel()
         release.signal()
         try await waitUntil { released.withLock { $0 } }
-        let waitingResult = await waiting.result
+        let waitingResult = try await result(of: waiting)
         #expect(throws: CancellationError.self) { try waitingResult.get() }
         #expect(try await queue.read { db in try db.fetchOne(Int.self, sql: "SELECT count(*) FROM player") } == 0)
     }
@@ -279,9 +275,9 @@ import Testing
             }
             writerDone.signal()
         }
-        running.wait()
-        try queue.close()
-        writerDone.wait()
+        try #require(running.wait(seconds: deadlockBound))
+        try outcome { try queue.close() }.get()
+        try #require(writerDone.wait(seconds: deadlockBound))
         #expect(writerError.withLock { $0 } == nil)
         let calls: [() throws -> Void] = [
             { try queue.inDatabase { _ in } }, { try queue.write { _ in } }, { try queue.read { _ in } },
@@ -353,7 +349,7 @@ import Testing
             }
         }
         holder.start()
-        holding.wait()
+        try #require(holding.wait(seconds: deadlockBound))
         try second.write { db in try db.execute(sql: "INSERT INTO player(name) VALUES ('second')") }
         #expect(
             try second.read { db in try db.fetchAll(String.self, sql: "SELECT name FROM player ORDER BY id") } == [
@@ -366,11 +362,11 @@ import Testing
         let blocker = Thread {
             try? first.write { _ in
                 holding.signal()
-                release.wait()
+                _ = release.wait(seconds: deadlockBound)
             }
         }
         blocker.start()
-        holding.wait()
+        try #require(holding.wait(seconds: deadlockBound))
         let error = #expect(throws: DatabaseError.self) { try impatient.write { _ in } }
         #expect(error?.resultCode == .SQLITE_BUSY)
         release.signal()
@@ -399,7 +395,7 @@ import Testing
             }
             finished.signal()
         }
-        started.wait()
+        try #require(started.wait(seconds: deadlockBound))
         Thread.sleep(forTimeInterval: 0.1)
         queue.interrupt()
         #expect(finished.wait(timeout: .now() + 10) == .success)

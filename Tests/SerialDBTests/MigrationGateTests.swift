@@ -16,24 +16,27 @@ import Testing
 
         let upgrade = queue.startMigration(UserLadder.migrator(delayPerStep: 0.15))
         let outcomes = Locked<[String]>([])
-        DispatchQueue.concurrentPerform(iterations: 8) { thread in
-            for index in 0..<25 {
-                let id = 1000 + thread * 100 + index
-                do {
-                    // `pin` exists only after step 3: this insert cannot succeed before the upgrade.
-                    let appliedSteps = try queue.write { db -> Int in
-                        try db.execute(
-                            sql: "INSERT INTO T_User(id, name, email, pin) VALUES (?, ?, ?, ?)",
-                            arguments: [id, "writer-\(thread)", "w\(id)@example.org", "p\(id)"])
-                        return try db.fetchOne(Int.self, sql: "SELECT count(*) FROM serialdb_migrations") ?? 0
+        let writers = finishes {
+            DispatchQueue.concurrentPerform(iterations: 8) { thread in
+                for index in 0..<25 {
+                    let id = 1000 + thread * 100 + index
+                    do {
+                        // `pin` exists only after step 3: this insert cannot succeed before the upgrade.
+                        let appliedSteps = try queue.write { db -> Int in
+                            try db.execute(
+                                sql: "INSERT INTO T_User(id, name, email, pin) VALUES (?, ?, ?, ?)",
+                                arguments: [id, "writer-\(thread)", "w\(id)@example.org", "p\(id)"])
+                            return try db.fetchOne(Int.self, sql: "SELECT count(*) FROM serialdb_migrations") ?? 0
+                        }
+                        outcomes.withLock { $0.append(appliedSteps == 3 ? "after" : "before: \(appliedSteps)") }
+                    } catch {
+                        outcomes.withLock { $0.append("error: \(error)") }
                     }
-                    outcomes.withLock { $0.append(appliedSteps == 3 ? "after" : "before: \(appliedSteps)") }
-                } catch {
-                    outcomes.withLock { $0.append("error: \(error)") }
                 }
             }
         }
-        try upgrade.wait()
+        try #require(writers, "the writers never finished: the gate most likely deadlocked")
+        try outcome { try upgrade.wait() }.get()
         #expect(outcomes.withLock { $0 } == Array(repeating: "after", count: 200))
         try queue.read { db throws in
             #expect(try db.fetchOne(Int.self, sql: "SELECT count(*) FROM T_User WHERE id >= 1000") == 200)
@@ -59,7 +62,7 @@ import Testing
             }
             return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
-        try await upgrade.wait()
+        try await result(of: Task { try await upgrade.wait() }).get()
         #expect(steps == Array(repeating: 3, count: 50))
     }
 
@@ -73,18 +76,18 @@ import Testing
         Thread.detachNewThread {
             let steps = try? queue.inDatabase { db in
                 running.signal()
-                release.wait()
+                _ = release.wait(seconds: deadlockBound)
                 return try db.fetchOne(Int.self, sql: "SELECT count(*) FROM serialdb_migrations")
             }
             seenSteps.withLock { $0 = steps ?? -1 }
             finished.signal()
         }
-        running.wait()
+        try #require(running.wait(seconds: deadlockBound))
         let upgrade = queue.startMigration(UserLadder.migrator())
         release.signal()
-        try upgrade.wait()
+        try outcome { try upgrade.wait() }.get()
         // The block returned before the upgrade ran; its thread may record the result later.
-        finished.wait()
+        try #require(finished.wait(seconds: deadlockBound))
         #expect(seenSteps.withLock { $0 } == 1)
         #expect(
             try queue.read { db in try db.fetchOne(Int.self, sql: "SELECT count(*) FROM serialdb_migrations") } == 3)
@@ -106,23 +109,26 @@ import Testing
         let upgrade = queue.startMigration(failing)
         let errors = Locked<[SerialDBError]>([])
         let unexpected = Locked<[String]>([])
-        DispatchQueue.concurrentPerform(iterations: 8) { thread in
-            for index in 0..<10 {
-                do {
-                    try queue.write { db in
-                        try db.execute(
-                            sql: "INSERT INTO T_User(id, name) VALUES (?, 'late')",
-                            arguments: [500 + thread * 10 + index])
+        let writers = finishes {
+            DispatchQueue.concurrentPerform(iterations: 8) { thread in
+                for index in 0..<10 {
+                    do {
+                        try queue.write { db in
+                            try db.execute(
+                                sql: "INSERT INTO T_User(id, name) VALUES (?, 'late')",
+                                arguments: [500 + thread * 10 + index])
+                        }
+                        unexpected.withLock { $0.append("write \(thread)/\(index) ran") }
+                    } catch let error as SerialDBError {
+                        errors.withLock { $0.append(error) }
+                    } catch {
+                        unexpected.withLock { $0.append("\(error)") }
                     }
-                    unexpected.withLock { $0.append("write \(thread)/\(index) ran") }
-                } catch let error as SerialDBError {
-                    errors.withLock { $0.append(error) }
-                } catch {
-                    unexpected.withLock { $0.append("\(error)") }
                 }
             }
         }
-        let upgradeError = #expect(throws: SerialDBError.self) { try upgrade.wait() }
+        try #require(writers, "the writers never finished: the gate most likely deadlocked")
+        let upgradeError = #expect(throws: SerialDBError.self) { try outcome { try upgrade.wait() }.get() }
         #expect(upgradeError?.code == .migrationFailed)
         #expect(unexpected.withLock { $0 }.isEmpty)
         let refusals = errors.withLock { $0 }

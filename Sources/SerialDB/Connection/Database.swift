@@ -53,6 +53,9 @@ public final class Database {
     /// The error after which SQLite ended the guarded transaction, reported with every
     /// statement refused after it.
     private var transactionEndCause: DatabaseError?
+    /// Set by the queue that owns the connection; called by `close()` before the handle is
+    /// freed, so the queue forgets the handle first, whoever closes it.
+    var willClose: (() -> Void)?
     /// Set by the migrator while a step runs; receives ``reportProgress(completed:total:)``.
     var progressObserver: ((Int, Int) -> Void)?
     private var traceBox: TraceBox?
@@ -146,6 +149,7 @@ public final class Database {
     /// Calling it twice is harmless.
     public func close() {
         guard let handle else { return }
+        willClose?()
         statementCache.removeAll()
         recentStatement = nil
         transactionStatements = [Statement?](repeating: nil, count: TransactionStatement.allCases.count)

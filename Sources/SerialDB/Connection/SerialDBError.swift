@@ -28,6 +28,10 @@ public struct SerialDBError: Error, Sendable, CustomStringConvertible {
 
         /// A queue method was called from inside a block of the same queue; it would deadlock.
         public static let reentrantCall = Code(rawValue: "reentrantCall")
+        /// Waiting for a queue would close a lock-order cycle across threads (thread 1 runs A's
+        /// block and waits for B while thread 2 runs B's block and waits for A); it would
+        /// deadlock. The message names the queues.
+        public static let lockOrderCycle = Code(rawValue: "lockOrderCycle")
         /// The queue or connection was closed.
         public static let closed = Code(rawValue: "closed")
         /// A block returned while a transaction it began was still open; it was rolled back.

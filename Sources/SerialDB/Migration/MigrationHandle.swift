@@ -58,11 +58,18 @@ public final class MigrationHandle: Sendable {
     ///
     /// - Throws: the migration's error (for example ``SerialDBError/Code/migrationFailed``
     ///   naming the failed step); ``SerialDBError/Code/reentrantCall`` from inside a block of
-    ///   the queue, where waiting would deadlock.
+    ///   the queue, where waiting would deadlock; ``SerialDBError/Code/lockOrderCycle`` when
+    ///   the upgrade waits (through other queues) for a queue whose block this thread runs.
     public func wait() throws {
-        try serializer.checkNotReentrant()
-        finished.wait()
-        finished.signal()
+        // Waiting for the upgrade is waiting for the queue: from inside another queue's block,
+        // it can close a lock-order cycle, which is refused instead of hanging.
+        let finished = finished
+        try serializer.blockingWait(
+            isOver: { [self] in isFinished },
+            {
+                finished.wait()
+                finished.signal()
+            })
         try result()
     }
 

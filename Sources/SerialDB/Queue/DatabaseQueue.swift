@@ -1,9 +1,11 @@
 /// One SQLite connection behind one serial queue: share it freely across threads and tasks.
 ///
 /// Every block runs alone. Blocking methods run their block on the calling thread and wait for
-/// their turn; each has an `async` twin of the same name that suspends instead. Async blocks
-/// and migrations run in submission order, and blocking calls made while any is pending line
-/// up behind them; blocking calls that wait at the same moment are served in no fixed order.
+/// their turn; each has an `async` twin of the same name that suspends instead. Async blocks,
+/// migrations and `close()` run in submission order, and blocking calls made while any is
+/// pending line up behind them; a blocking call already waiting runs before a migration or
+/// `close()` submitted after it; blocking calls that wait at the same moment are served in no
+/// fixed order.
 ///
 /// ```swift
 /// let queue = try DatabaseQueue(path: "app.sqlite")
@@ -15,8 +17,11 @@
 ///
 /// Calling a method of the queue from inside one of its own blocks throws
 /// ``SerialDBError/Code/reentrantCall`` at once instead of deadlocking; nest with
-/// ``Database/inSavepoint(_:)``. A cycle through two queues (A's block calls B, whose block
-/// calls A) throws the same way: each queue knows which thread runs its block.
+/// ``Database/inSavepoint(_:)``. A cycle through two queues on one thread (A's block calls B,
+/// whose block calls A) throws the same way: each queue knows which thread runs its block.
+/// Across threads (thread 1 in A's block calls B while thread 2 in B's block calls A), the
+/// wait that would close the cycle throws ``SerialDBError/Code/lockOrderCycle`` instead of
+/// hanging both threads.
 ///
 /// `DatabaseQueue` is `Sendable` without `@unchecked`: all its state lives in the
 /// `Serializer`, whose safety argument is written beside it.
@@ -55,8 +60,9 @@ public final class DatabaseQueue: Sendable {
     /// A transaction the block leaves open is rolled back and reported with
     /// ``SerialDBError/Code/transactionLeftOpen``.
     ///
-    /// - Throws: the block's error; ``SerialDBError`` when called reentrantly, after
-    ///   `close()`, or after a failed migration.
+    /// - Throws: the block's error; ``SerialDBError`` when called reentrantly, when waiting
+    ///   would close a lock-order cycle, after `close()` (or a block that closed the
+    ///   connection), or after a failed migration.
     public func inDatabase<T>(
         file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
         _ block: (Database) throws -> T

@@ -148,14 +148,22 @@ final class ReaderPool: @unchecked Sendable {
         }
     }
 
+    /// Call holding `condition`.
     private func register(_ database: Database, ticket: UInt64) -> Database {
         if let handle = database.handle {
             runningReads[ticket] = ConnectionHandle(pointer: handle)
+        }
+        // A read block that closes its connection: forget the handle before SQLite frees it, so
+        // no cancellation can interrupt a freed (or reused) connection.
+        database.willClose = { [weak self] in
+            guard let self else { return }
+            self.condition.withLock { _ = self.runningReads.removeValue(forKey: ticket) }
         }
         return database
     }
 
     private func checkIn(_ database: Database, ticket: UInt64) {
+        database.willClose = nil  // closed below, under the lock, by the pool itself
         // A reader goes back only without a transaction: the next read must get a fresh snapshot.
         // The read block already rolled back after any error; if a transaction is somehow still
         // open and ROLLBACK fails too, the connection is closed below instead of reused.

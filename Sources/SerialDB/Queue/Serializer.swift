@@ -4,20 +4,23 @@ import Foundation
 import Synchronization
 
 /// The one place that knows about threads: it owns the connection and runs every block alone,
-/// detects reentrant calls, bridges async callers, turns task cancellation into
-/// `sqlite3_interrupt`, and holds the gate state that a failed migration closes.
+/// detects reentrant calls and lock-order cycles, bridges async callers, turns task
+/// cancellation into `sqlite3_interrupt`, and holds the gate state that a failed migration closes.
 ///
 /// Two paths lead to the connection, both through one lock:
-/// - A blocking call with nothing queued ahead of it takes the lock and runs its block on its
-///   own thread: no thread hand-off, which is what makes contended writes cheap (a serial
-///   dispatch queue wakes a sleeping waiter for every transaction).
+/// - A blocking call with nothing in line takes the lock and runs its block on its own thread:
+///   no thread hand-off, which is what makes contended writes cheap (a serial dispatch queue
+///   wakes a sleeping waiter for every transaction). Blocking calls that find the lock taken
+///   wait for it directly, as for a mutex, and count themselves in `directWaiters`.
 /// - Async work, upgrades, `close`, and blocking calls made while any of those are pending go
 ///   through a serial dispatch queue first, so they keep their submission order: everything
 ///   submitted after `startMigration` returns sees `pendingJobs > 0` and lines up behind it.
+///   A job in that line first lets the direct waiters that were already waiting when it was
+///   submitted have their turn: a blocking call that has begun waiting counts as submitted.
 ///
 /// Safe to share (`@unchecked Sendable`): `database` and `gate` are touched only while
-/// holding `lock`; `owner`, `pendingJobs` and `nextJobID` are atomics; `interruptTarget` is
-/// a `LockedValue`.
+/// holding `lock`; `directWaiters` only while holding `line`; `owner`, `pendingJobs` and
+/// `nextJobID` are atomics; `interruptTarget` is a `LockedValue`.
 final class Serializer: @unchecked Sendable {
     /// Why work may be refused before it runs. Guarded by `lock`.
     enum Gate {
@@ -29,13 +32,22 @@ final class Serializer: @unchecked Sendable {
     private let lock = NSLock()
     private let database: Database
     private var gate = Gate.open
-    /// The thread running a block now (0: none), to refuse reentrant calls at once.
+    /// The thread running a block now (0: none), to refuse reentrant calls at once and to
+    /// find lock-order cycles.
     private let owner = Atomic<UInt>(0)
     /// Jobs submitted to `dispatchQueue` and not finished: while positive, blocking calls
-    /// queue behind them instead of taking the lock directly.
+    /// queue behind them instead of waiting for the lock directly. Raised only while holding
+    /// `line`, so that a blocking call either sees it or is seen in `directWaiters`.
     private let pendingJobs = Atomic<Int>(0)
+    /// Orders direct waiters before the jobs submitted after they began to wait.
+    private let line = NSCondition()
+    /// Blocking calls waiting for `lock` directly, counted while `pendingJobs` was 0: a job
+    /// submitted after they began waiting waits for them. No new one is counted while a job is
+    /// pending, so the count only falls while a job waits for it.
+    private var directWaiters = 0
     private let dispatchQueue: DispatchQueue
-    private let label: String
+    /// The queue's name, for error messages.
+    let label: String
 
     /// The connection handle while open, and the async job (if any) that may be interrupted.
     private struct InterruptTarget {
@@ -50,43 +62,79 @@ final class Serializer: @unchecked Sendable {
         self.database = database
         self.label = label
         dispatchQueue = DispatchQueue(label: "SerialDB." + label)
-        interruptTarget = LockedValue(InterruptTarget(connection: database.handle.map(ConnectionHandle.init)))
+        let interruptTarget = LockedValue(InterruptTarget(connection: database.handle.map(ConnectionHandle.init)))
+        self.interruptTarget = interruptTarget
+        // A block may close the connection itself (`db.close()`): forget the handle under the
+        // interrupt lock before SQLite frees it, so no interrupt can reach a freed (or reused)
+        // connection. The gate closes when that block returns.
+        database.willClose = { interruptTarget.withLock { $0.connection = nil } }
     }
+
+    /// The thread running one of this queue's blocks now, 0 when none.
+    var owningThread: UInt { owner.load(ordering: .relaxed) }
 
     // MARK: - Entry points
 
     /// Runs `block` with the connection and waits for it.
     ///
     /// - Throws: ``SerialDBError/Code/reentrantCall`` at once when called from a block of this
-    ///   queue (waiting for ourselves would deadlock); the gate's error; the block's error.
+    ///   queue (waiting for ourselves would deadlock); ``SerialDBError/Code/lockOrderCycle`` when
+    ///   waiting would close a cycle with other threads; the gate's error; the block's error.
     func sync<T>(_ block: (Database) throws -> T) throws -> T {
         let thread = ThreadIdentity.current
         try checkNotReentrant(thread)
-        lock.lock()
-        if pendingJobs.load(ordering: .acquiring) == 0 {
-            return try runHoldingLock(thread) { try perform(block) }
+        if lock.try() {
+            if pendingJobs.load(ordering: .acquiring) == 0 {
+                return try runHoldingLock(thread) { try perform(block) }
+            }
+            lock.unlock()
         }
-        lock.unlock()
-        // Async work or an upgrade is in line: keep submission order by queueing behind it.
-        return try dispatchQueue.sync { try exclusively { try perform(block) } }
+        return try syncAfterWaiting(thread, block)
     }
 
-    /// Runs `block` without blocking the caller's thread. Cancelling the task skips the block
-    /// if it has not started, and interrupts its statement if it has.
+    /// The contended path of ``sync(_:)``: the only one that consults the wait-for graph.
+    private func syncAfterWaiting<T>(_ thread: UInt, _ block: (Database) throws -> T) throws -> T {
+        let graph = WaitForGraph.shared
+        try graph.beginWaiting(thread, for: self)
+        line.lock()
+        if pendingJobs.load(ordering: .acquiring) == 0 {
+            directWaiters += 1
+            line.unlock()
+            lock.lock()
+            graph.endWaiting(thread)
+            leaveDirectWaiters()
+            return try runHoldingLock(thread) { try perform(block) }
+        }
+        line.unlock()
+        // Async work or an upgrade is in line: keep submission order by queueing behind it.
+        // `DispatchQueue.sync` runs the closure on this thread.
+        return try dispatchQueue.sync {
+            lock.lock()
+            graph.endWaiting(thread)
+            return try runHoldingLock(ThreadIdentity.current) { try perform(block) }
+        }
+    }
+
+    /// Runs `block` without blocking the caller's thread. Cancelling the task makes the call
+    /// throw `CancellationError` at once if the block has not started (it never will), and
+    /// interrupts its statement if it has.
     func async<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try checkNotReentrant()
         try Task.checkCancellation()
-        let flag = CancellationFlag()
-        let jobID = nextJobID.add(1, ordering: .relaxed).oldValue
+        let job = AsyncJob<T>(id: nextJobID.add(1, ordering: .relaxed).oldValue)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                enqueue { continuation.resume(with: Result { try self.performCancellable(jobID, flag, block) }) }
+                guard job.suspend(continuation) else { return }
+                enqueue(unlessAbandoned: { job.isCancelledBeforeStart }) {
+                    guard job.start() else { return }
+                    job.finish(Result { try self.performCancellable(job, block) })
+                }
             }
         } onCancel: {
-            flag.cancel()
+            guard job.cancel() else { return }
             interruptTarget.withLock { target in
                 // Only the job this task submitted: never a later job that reuses the connection.
-                if target.runningAsyncJob == jobID, let connection = target.connection {
+                if target.runningAsyncJob == job.id, let connection = target.connection {
                     sqlite3_interrupt(connection.pointer)
                 }
             }
@@ -102,10 +150,18 @@ final class Serializer: @unchecked Sendable {
 
     /// Waits for work in line, then closes the connection; the gate stays closed.
     func close() throws {
-        try checkNotReentrant()
-        pendingJobs.add(1, ordering: .acquiringAndReleasing)
+        let thread = ThreadIdentity.current
+        try checkNotReentrant(thread)
+        let graph = WaitForGraph.shared
+        try graph.beginWaiting(thread, for: self)
+        submitJob()
         defer { pendingJobs.subtract(1, ordering: .acquiringAndReleasing) }
-        dispatchQueue.sync { exclusively { closeConnection() } }
+        dispatchQueue.sync {
+            waitForDirectWaiters()
+            lock.lock()
+            graph.endWaiting(thread)
+            runHoldingLock(ThreadIdentity.current) { closeConnection() }
+        }
     }
 
     /// Async twin of ``close()``: suspends until the work in line is done and the connection closed.
@@ -127,9 +183,9 @@ final class Serializer: @unchecked Sendable {
         gate = .closed
     }
 
-    /// Queues an upgrade: it runs after the work already in line, and everything submitted
-    /// after this call returns waits behind it. If it fails, the gate refuses all later work
-    /// with `gateError(error)` until an upgrade succeeds.
+    /// Queues an upgrade: it runs after the work already in line (blocking calls already
+    /// waiting included), and everything submitted after this call returns waits behind it. If
+    /// it fails, the gate refuses all later work with `gateError(error)` until an upgrade succeeds.
     func submitUpgrade(
         _ upgrade: @escaping @Sendable (Database) throws -> Void,
         gateError: @escaping @Sendable (any Error) -> SerialDBError,
@@ -141,13 +197,29 @@ final class Serializer: @unchecked Sendable {
             }
             do {
                 try self.performUnchecked(upgrade)
-                self.gate = .open
+                if case .closed = self.gate {
+                    // The step closed the connection itself: the queue stays closed.
+                } else {
+                    self.gate = .open
+                }
                 completion(.success(()))
             } catch {
-                self.gate = .migrationFailed(gateError(error))
+                if case .closed = self.gate {} else { self.gate = .migrationFailed(gateError(error)) }
                 completion(.failure(error))
             }
         }
+    }
+
+    /// Blocks the calling thread until `isOver` holds, as a wait for this queue (a thread that
+    /// waits for this queue's upgrade needs the queue): refused with
+    /// ``SerialDBError/Code/lockOrderCycle`` when the wait would close a cycle.
+    func blockingWait(isOver: @escaping @Sendable () -> Bool, _ wait: () -> Void) throws {
+        let thread = ThreadIdentity.current
+        try checkNotReentrant(thread)
+        let graph = WaitForGraph.shared
+        try graph.beginWaiting(thread, for: self, isOver: isOver)
+        defer { graph.endWaiting(thread) }
+        wait()
     }
 
     /// Throws ``SerialDBError/Code/reentrantCall`` when called from a block of this queue.
@@ -163,20 +235,45 @@ final class Serializer: @unchecked Sendable {
 
     // MARK: - Running blocks
 
-    /// Submits `job` to run, in submission order, holding the lock.
-    private func enqueue(_ job: @escaping @Sendable () -> Void) {
-        // Counted before it is queued, so a blocking call made after this returns sees it.
+    /// Counts a job as pending, so that every blocking call made after this returns lines up
+    /// behind it, and every blocking call that began waiting before is counted in
+    /// `directWaiters` (the job lets those go first).
+    private func submitJob() {
+        line.lock()
         pendingJobs.add(1, ordering: .acquiringAndReleasing)
+        line.unlock()
+    }
+
+    /// Submits `job` to run, in submission order, holding the lock. A job found abandoned when
+    /// its turn comes is skipped without waiting for the lock.
+    private func enqueue(
+        unlessAbandoned abandoned: @escaping @Sendable () -> Bool = { false }, _ job: @escaping @Sendable () -> Void
+    ) {
+        submitJob()
         dispatchQueue.async {
-            self.exclusively(job)
+            if !abandoned() {
+                self.waitForDirectWaiters()
+                self.lock.lock()
+                self.runHoldingLock(ThreadIdentity.current, job)
+            }
             self.pendingJobs.subtract(1, ordering: .acquiringAndReleasing)
         }
     }
 
-    /// Takes the lock and runs `body` as its owner.
-    private func exclusively<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        return try runHoldingLock(ThreadIdentity.current, body)
+    /// Waits until the blocking calls that were waiting directly when the current job was
+    /// submitted have had their turn.
+    private func waitForDirectWaiters() {
+        line.lock()
+        while directWaiters > 0 { line.wait() }
+        line.unlock()
+    }
+
+    /// A direct waiter got the lock.
+    private func leaveDirectWaiters() {
+        line.lock()
+        directWaiters -= 1
+        if directWaiters == 0 { line.broadcast() }
+        line.unlock()
     }
 
     /// Runs `body` with the lock already taken, marked as owned by `thread`; releases the lock.
@@ -202,14 +299,17 @@ final class Serializer: @unchecked Sendable {
         return try performUnchecked(block)
     }
 
-    /// Runs the block; a transaction it leaves open is rolled back and reported.
+    /// Runs the block; a transaction it leaves open is rolled back and reported. A block that
+    /// closed the connection closes the queue.
     private func performUnchecked<T>(_ block: (Database) throws -> T) throws -> T {
         let result: T
         do {
             result = try block(database)
         } catch {
+            if database.isClosed { gate = .closed }
             throw database.rollbackAfterFailure(error)
         }
+        if database.isClosed { gate = .closed }
         if database.isInsideTransaction {
             throw database.rollbackAfterFailure(
                 SerialDBError(
@@ -220,11 +320,10 @@ final class Serializer: @unchecked Sendable {
         return result
     }
 
-    private func performCancellable<T>(
-        _ jobID: UInt64, _ flag: CancellationFlag, _ block: (Database) throws -> T
-    ) throws -> T {
+    private func performCancellable<T>(_ job: AsyncJob<T>, _ block: (Database) throws -> T) throws -> T {
+        let flag = job.flag
         if flag.isCancelled { throw CancellationError() }
-        interruptTarget.withLock { $0.runningAsyncJob = jobID }
+        interruptTarget.withLock { $0.runningAsyncJob = job.id }
         database.isCancelled = { flag.isCancelled }
         defer {
             database.isCancelled = nil
