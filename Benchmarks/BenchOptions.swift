@@ -1,3 +1,5 @@
+import HarnessSupport
+
 /// The command line of `bench`.
 struct BenchOptions {
     /// Interleaved rounds per workload (the medians are taken over them).

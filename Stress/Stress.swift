@@ -14,11 +14,11 @@ struct Stress {
         do {
             options = try StressOptions.parse(arguments)
         } catch {
-            Console.error("stress: \(error)\n\n\(UsageError.usage)")
+            Console.error("stress: \(error)\n\n\(StressOptions.usage)")
             exit(2)
         }
         if options.showsHelp {
-            Console.line(UsageError.usage)
+            Console.line(StressOptions.usage)
             exit(0)
         }
         let rerun = (["stress"] + arguments + (options.seedWasGiven ? [] : ["--seed", "\(options.seed)"]))

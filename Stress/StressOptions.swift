@@ -1,3 +1,5 @@
+import HarnessSupport
+
 /// The parsed command line.
 struct StressOptions: Sendable {
     var scenarios: [ScenarioName] = [.migrateUnderLoad]

@@ -43,6 +43,12 @@ public final class Database {
     var readOnlyDepth = 0
     /// Depth of savepoints opened by `inSavepoint(_:)`, to name them uniquely.
     private var savepointDepth = 0
+    // Three hooks that a higher layer sets and this connection calls back: `isCancelled`
+    // (the serializer, while an async block runs), `willClose` (the queue or pool that owns the
+    // connection) and `progressObserver` (the migrator or applySchemaChange's caller). A field
+    // is simpler than a context passed through every execute and fetch; the connection names
+    // only closure types, and whoever sets a hook restores it when its block ends.
+
     /// Set by the queue while an async block runs, so cancellation is seen between statements.
     var isCancelled: (@Sendable () -> Bool)?
     /// True while a block runs inside a transaction that SerialDB opened for it (`inTransaction`,
@@ -427,6 +433,9 @@ public final class Database {
         guard let handle else { return false }
         return sqlite3_get_autocommit(handle) == 0
     }
+
+    /// A handle another thread may use to interrupt this connection while it is open.
+    var interruptHandle: InterruptHandle? { handle.map(InterruptHandle.init) }
 
     /// Makes the running statement fail with `SQLITE_INTERRUPT` as soon as possible.
     /// ``DatabaseQueue/interrupt()`` does the same from any thread.

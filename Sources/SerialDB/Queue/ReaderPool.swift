@@ -1,4 +1,3 @@
-import CSQLite
 import Foundation
 
 /// The reader connections of a ``DatabasePool``: opened lazily up to a maximum, each used by one
@@ -28,7 +27,7 @@ final class ReaderPool: @unchecked Sendable {
     private var failedUpgrade: (ticket: UInt64, error: SerialDBError)?
     private var isClosed = false
     /// The connection each running async read uses, to interrupt it when its task is cancelled.
-    private var runningReads: [UInt64: ConnectionHandle] = [:]
+    private var runningReads: [UInt64: InterruptHandle] = [:]
 
     init(path: String, configuration: Configuration, maximumCount: Int, label: String) {
         self.path = path
@@ -100,7 +99,7 @@ final class ReaderPool: @unchecked Sendable {
     func cancel(ticket: UInt64) {
         condition.withLock {
             if let connection = runningReads[ticket] {
-                sqlite3_interrupt(connection.pointer)
+                connection.interrupt()
             }
             condition.broadcast()
         }
@@ -110,7 +109,7 @@ final class ReaderPool: @unchecked Sendable {
     func interruptAll() {
         condition.withLock {
             for connection in runningReads.values {
-                sqlite3_interrupt(connection.pointer)
+                connection.interrupt()
             }
         }
     }
@@ -150,9 +149,7 @@ final class ReaderPool: @unchecked Sendable {
 
     /// Call holding `condition`.
     private func register(_ database: Database, ticket: UInt64) -> Database {
-        if let handle = database.handle {
-            runningReads[ticket] = ConnectionHandle(pointer: handle)
-        }
+        runningReads[ticket] = database.interruptHandle
         // A read block that closes its connection: forget the handle before SQLite frees it, so
         // no cancellation can interrupt a freed (or reused) connection.
         database.willClose = { [weak self] in

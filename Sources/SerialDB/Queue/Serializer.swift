@@ -1,4 +1,3 @@
-import CSQLite
 import Dispatch
 import Foundation
 import Synchronization
@@ -51,7 +50,7 @@ final class Serializer: @unchecked Sendable {
 
     /// The connection handle while open, and the async job (if any) that may be interrupted.
     private struct InterruptTarget {
-        var connection: ConnectionHandle?
+        var connection: InterruptHandle?
         var runningAsyncJob: UInt64?
     }
 
@@ -62,7 +61,7 @@ final class Serializer: @unchecked Sendable {
         self.database = database
         self.label = label
         dispatchQueue = DispatchQueue(label: "SerialDB." + label)
-        let interruptTarget = LockedValue(InterruptTarget(connection: database.handle.map(ConnectionHandle.init)))
+        let interruptTarget = LockedValue(InterruptTarget(connection: database.interruptHandle))
         self.interruptTarget = interruptTarget
         // A block may close the connection itself (`db.close()`): forget the handle under the
         // interrupt lock before SQLite frees it, so no interrupt can reach a freed (or reused)
@@ -135,7 +134,7 @@ final class Serializer: @unchecked Sendable {
             interruptTarget.withLock { target in
                 // Only the job this task submitted: never a later job that reuses the connection.
                 if target.runningAsyncJob == job.id, let connection = target.connection {
-                    sqlite3_interrupt(connection.pointer)
+                    connection.interrupt()
                 }
             }
         }
@@ -144,7 +143,7 @@ final class Serializer: @unchecked Sendable {
     /// Interrupts whatever statement is running now, from any thread.
     func interrupt() {
         interruptTarget.withLock { target in
-            if let connection = target.connection { sqlite3_interrupt(connection.pointer) }
+            if let connection = target.connection { connection.interrupt() }
         }
     }
 
@@ -339,11 +338,4 @@ final class Serializer: @unchecked Sendable {
             throw error
         }
     }
-}
-
-/// A `sqlite3*` that may cross threads: SerialDB passes it only to `sqlite3_interrupt`, which
-/// SQLite documents as safe to call from any thread while the connection is open; it is
-/// cleared under the same lock before the connection closes.
-struct ConnectionHandle: @unchecked Sendable {
-    let pointer: OpaquePointer
 }

@@ -1,11 +1,5 @@
-/// A command line the harness cannot run: printed with the usage text, exit status 2.
-struct UsageError: Error, CustomStringConvertible {
-    let description: String
-
-    init(_ description: String) {
-        self.description = description
-    }
-
+/// The text `stress --help` prints, and a bad command line prints after its error.
+extension StressOptions {
     static let usage = """
         usage: stress [SCENARIO] [OPTIONS]
 
