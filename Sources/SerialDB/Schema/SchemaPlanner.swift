@@ -211,12 +211,52 @@ struct SchemaPlanner {
     private mutating func rebuild(from source: TableDefinition, to table: TableDefinition) throws -> TableRebuild? {
         let rowCount =
             try db.fetchOne(Int.self, sql: "SELECT count(*) FROM \(source.name.quotedDatabaseIdentifier)") ?? 0
-        let oldNames = options.oldColumnNames(inTable: table.name)
-        let renamedAway = options.renamedAwayColumns(inTable: table.name)
         var reasons: [String] = []
         if !source.name.isSameSQLiteName(as: table.name) {
             reasons.append("renamed from \(source.name.quotedDatabaseIdentifier)")
         }
+        let (columns, usedSources) = try copiedColumns(from: source, to: table, rowCount: rowCount, reasons: &reasons)
+        try refuseDroppedColumns(of: source, notUsedBy: usedSources, in: table)
+        reasons += structuralDifferences(from: source, to: table, copying: columns)
+        if reasons.isEmpty { reasons.append("definition changed") }
+
+        if columns.isEmpty && table.isWithoutRowID && rowCount > 0 {
+            refusals.append(
+                "Table \(table.name) keeps none of its columns, and as a WITHOUT ROWID table its \(rowCount) row(s) "
+                    + "would have no key. Keep or rename a key column, or drop and recreate the table.")
+        }
+        if rowCount > 0 {
+            try checkUniqueKeys(of: table, copying: columns, from: source)
+            try checkForeignKeys(of: table, copying: columns, from: source)
+        }
+        let temporaryName = try freeTemporaryName(for: table.name)
+        guard let createSQL = Self.createSQL(of: table, named: temporaryName) else {
+            throw SerialDBError(.schemaChangeRefused, "Cannot read the CREATE TABLE statement of \(table.name).")
+        }
+        // The rowid travels with the INTEGER PRIMARY KEY when both tables have one that is copied;
+        // otherwise it is copied by itself so rows keep their rowids, under whichever of its
+        // names no column of the table takes.
+        let aliasCopied =
+            table.rowIDAlias.map { alias in
+                columns.contains { $0.target.isSameSQLiteName(as: alias) && $0.source != nil }
+            } ?? false
+        let copiesRowID = source.rowIDName != nil && table.rowIDName != nil && !aliasCopied
+        return TableRebuild(
+            sourceTable: source.name, targetTable: table.name, reasons: reasons, temporaryName: temporaryName,
+            createSQL: createSQL, columns: columns, copiesRowID: copiesRowID, sourceRowID: source.rowIDName,
+            targetRowID: table.rowIDName, carriesAutoincrement: source.hasAutoincrement && table.hasAutoincrement,
+            rowCount: rowCount)
+    }
+
+    /// How each writable column of `table` is filled: copied from a column of `source` (its
+    /// own name, or the one it is renamed from), or new (a fill value, its default). Adds the
+    /// reasons it finds and the refusals the data calls for; returns the columns and the
+    /// (folded) names of the source columns they read.
+    private mutating func copiedColumns(
+        from source: TableDefinition, to table: TableDefinition, rowCount: Int, reasons: inout [String]
+    ) throws -> ([TableRebuild.CopiedColumn], Set<String>) {
+        let oldNames = options.oldColumnNames(inTable: table.name)
+        let renamedAway = options.renamedAwayColumns(inTable: table.name)
         var columns: [TableRebuild.CopiedColumn] = []
         var usedSources: Set<String> = []
         for column in table.columns where column.isWritable {
@@ -261,8 +301,15 @@ struct SchemaPlanner {
                 }
             }
         }
+        return (columns, usedSources)
+    }
+
+    /// Refuses dropping a column of `source` that no column of the new table reads, when it
+    /// holds values and dropping it was not allowed.
+    private mutating func refuseDroppedColumns(
+        of source: TableDefinition, notUsedBy usedSources: Set<String>, in table: TableDefinition
+    ) throws {
         for column in source.columns where column.isWritable && !usedSources.contains(column.name.sqliteFolded) {
-            reasons.append("column \(column.name) dropped")
             let values = try nonNullCount(source.name, column.name)
             if values > 0 && !options.allowsDropping(table: table.name, column: column.name)
                 && !options.allowsDropping(table: source.name, column: column.name)
@@ -272,42 +319,25 @@ struct SchemaPlanner {
                         + "schema. Rename it to a column of the new schema, or allow dropping it.")
             }
         }
+    }
+
+    /// What changed beyond the columns: dropped columns, constraints, options, foreign keys,
+    /// column order.
+    private func structuralDifferences(
+        from source: TableDefinition, to table: TableDefinition, copying columns: [TableRebuild.CopiedColumn]
+    ) -> [String] {
+        let keptSources = columns.compactMap { $0.source?.sqliteFolded }
+        var reasons = source.columns
+            .filter { $0.isWritable && !keptSources.contains($0.name.sqliteFolded) }
+            .map { "column \($0.name) dropped" }
         let oldParts = source.parts
         let newParts = table.parts
         if oldParts.constraints != newParts.constraints { reasons.append("table constraints changed") }
         if oldParts.options != newParts.options { reasons.append("table options changed") }
         if source.foreignKeys != table.foreignKeys { reasons.append("foreign keys changed") }
-        let keptSources = columns.compactMap { $0.source?.sqliteFolded }
         let oldOrder = source.columns.map(\.name.sqliteFolded).filter(keptSources.contains)
         if oldOrder != keptSources { reasons.append("column order changed") }
-        if reasons.isEmpty { reasons.append("definition changed") }
-
-        if columns.isEmpty && table.isWithoutRowID && rowCount > 0 {
-            refusals.append(
-                "Table \(table.name) keeps none of its columns, and as a WITHOUT ROWID table its \(rowCount) row(s) "
-                    + "would have no key. Keep or rename a key column, or drop and recreate the table.")
-        }
-        if rowCount > 0 {
-            try checkUniqueKeys(of: table, copying: columns, from: source)
-            try checkForeignKeys(of: table, copying: columns, from: source)
-        }
-        let temporaryName = try freeTemporaryName(for: table.name)
-        guard let createSQL = Self.createSQL(of: table, named: temporaryName) else {
-            throw SerialDBError(.schemaChangeRefused, "Cannot read the CREATE TABLE statement of \(table.name).")
-        }
-        // The rowid travels with the INTEGER PRIMARY KEY when both tables have one that is copied;
-        // otherwise it is copied by itself so rows keep their rowids, under whichever of its
-        // names no column of the table takes.
-        let aliasCopied =
-            table.rowIDAlias.map { alias in
-                columns.contains { $0.target.isSameSQLiteName(as: alias) && $0.source != nil }
-            } ?? false
-        let copiesRowID = source.rowIDName != nil && table.rowIDName != nil && !aliasCopied
-        return TableRebuild(
-            sourceTable: source.name, targetTable: table.name, reasons: reasons, temporaryName: temporaryName,
-            createSQL: createSQL, columns: columns, copiesRowID: copiesRowID, sourceRowID: source.rowIDName,
-            targetRowID: table.rowIDName, carriesAutoincrement: source.hasAutoincrement && table.hasAutoincrement,
-            rowCount: rowCount)
+        return reasons
     }
 
     /// The table's CREATE statement under another name. A CHECK or generated column that
