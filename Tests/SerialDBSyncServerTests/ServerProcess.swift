@@ -35,7 +35,7 @@ final class ServerProcess: @unchecked Sendable {
     var standardError: String { lock.withLock { logged } }
 
     /// The URL of the first line, "listening on http://HOST:PORT".
-    func listeningURL(timeout: Duration = .seconds(30)) async throws -> URL {
+    func listeningURL(timeout: Duration = .seconds(120)) async throws -> URL {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let line = standardOutput.split(separator: "\n").first, standardOutput.contains("\n") {
@@ -58,7 +58,7 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// Waits for the process to end and returns its exit status (or the signal that ended it).
-    func exitStatus(timeout: Duration = .seconds(30)) async throws -> Int32 {
+    func exitStatus(timeout: Duration = .seconds(120)) async throws -> Int32 {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning {
             guard ContinuousClock.now < deadline else {

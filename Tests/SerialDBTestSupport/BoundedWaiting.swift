@@ -7,7 +7,7 @@ import Foundation
 
 /// The bound for waits that only a deadlock would exhaust: generous, so a loaded machine never
 /// trips it, and short enough that a hang fails fast.
-public let deadlockBound: Double = 10
+public let deadlockBound: Double = 60
 
 /// Runs `body` on a new thread and waits at most `seconds` for it to return.
 ///
