@@ -7,7 +7,9 @@ import Foundation
 /// Safe to share (`@unchecked Sendable`): the histograms are touched only while holding `lock`;
 /// the rest is immutable.
 final class QueueHealth: @unchecked Sendable {
-    private let threshold: Duration?
+    /// The threshold in nanoseconds: the hot path compares integers, not `Duration`s (whose
+    /// Int128 arithmetic cost more than the clock reads).
+    private let thresholdNanoseconds: UInt64?
     private let onSlowBlock: (@Sendable (SlowBlockReport) -> Void)?
     private let recordsStatistics: Bool
     private let label: String
@@ -24,7 +26,8 @@ final class QueueHealth: @unchecked Sendable {
     }
 
     private init(_ configuration: Configuration, label: String) {
-        threshold = configuration.onSlowBlock == nil ? nil : configuration.slowBlockThreshold
+        thresholdNanoseconds =
+            configuration.onSlowBlock == nil ? nil : configuration.slowBlockThreshold.map(Self.nanoseconds)
         onSlowBlock = configuration.onSlowBlock
         recordsStatistics = configuration.recordsStatistics
         self.label = label
@@ -33,7 +36,7 @@ final class QueueHealth: @unchecked Sendable {
     /// Runs `body`, which calls `started()` when the block begins, and records the call.
     /// Nothing is recorded for a call whose block never started (refused or cancelled).
     func measure<T>(_ site: CallSite, _ body: (_ started: @escaping @Sendable () -> Void) throws -> T) rethrows -> T {
-        let submitted = ContinuousClock.now
+        let submitted = Self.now()
         let start = StartTime()
         defer { recordIfStarted(site, submitted: submitted, start) }
         return try body { start.mark() }
@@ -43,19 +46,20 @@ final class QueueHealth: @unchecked Sendable {
     func measure<T>(
         _ site: CallSite, _ body: (_ started: @escaping @Sendable () -> Void) async throws -> T
     ) async rethrows -> T {
-        let submitted = ContinuousClock.now
+        let submitted = Self.now()
         let start = StartTime()
         defer { recordIfStarted(site, submitted: submitted, start) }
         return try await body { start.mark() }
     }
 
-    private func recordIfStarted(_ site: CallSite, submitted: ContinuousClock.Instant, _ start: StartTime) {
-        if let started = start.instant {
-            record(site, waited: started - submitted, ran: .now - started)
-        }
+    private func recordIfStarted(_ site: CallSite, submitted: UInt64, _ start: StartTime) {
+        let started = start.nanoseconds
+        guard started != 0 else { return }
+        let ended = Self.now()
+        record(site, waited: started &- submitted, ran: ended &- started)
     }
 
-    private func record(_ site: CallSite, waited: Duration, ran: Duration) {
+    private func record(_ site: CallSite, waited: UInt64, ran: UInt64) {
         if recordsStatistics {
             lock.withLock {
                 blocksRun += 1
@@ -63,12 +67,24 @@ final class QueueHealth: @unchecked Sendable {
                 self.ran.add(ran)
             }
         }
-        if let threshold, let onSlowBlock, waited > threshold || ran > threshold {
+        if let thresholdNanoseconds, let onSlowBlock, waited > thresholdNanoseconds || ran > thresholdNanoseconds {
             onSlowBlock(
                 SlowBlockReport(
                     file: site.file.description, line: Int(site.line), function: site.function.description,
-                    waited: waited, ran: ran, label: label))
+                    waited: .nanoseconds(waited), ran: .nanoseconds(ran), label: label))
         }
+    }
+
+    /// Nanoseconds on the monotonic clock (`DispatchTime`: one vDSO call, no Int128).
+    static func now() -> UInt64 {
+        DispatchTime.now().uptimeNanoseconds
+    }
+
+    static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0 else { return 0 }
+        guard seconds < Int64(UInt64.max / 1_000_000_000) - 1 else { return UInt64.max }
+        return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
     }
 
     /// The statistics so far, or `nil` when they are not recorded.
@@ -94,10 +110,11 @@ struct CallSite: Sendable {
 /// before the call it belongs to returns, and read only after that (the serializer's lock or
 /// the continuation's resume orders the two).
 private final class StartTime: @unchecked Sendable {
-    private(set) var instant: ContinuousClock.Instant?
+    /// 0 until the block starts.
+    private(set) var nanoseconds: UInt64 = 0
 
     func mark() {
-        instant = .now
+        nanoseconds = QueueHealth.now()
     }
 }
 
@@ -105,16 +122,18 @@ private final class StartTime: @unchecked Sendable {
 private struct DurationHistogram {
     private var counts = [Int](repeating: 0, count: 64 * 4)
     private var total = 0
-    private var longest = Duration.zero
+    private var longestNanoseconds: UInt64 = 0
 
-    mutating func add(_ duration: Duration) {
-        let nanoseconds = max(1, Self.nanoseconds(duration))
-        let exponent = Int.bitWidth - 1 - nanoseconds.leadingZeroBitCount
+    private var longest: Duration { .nanoseconds(longestNanoseconds) }
+
+    mutating func add(_ duration: UInt64) {
+        let nanoseconds = max(1, duration)
+        let exponent = UInt64.bitWidth - 1 - nanoseconds.leadingZeroBitCount
         // The two bits after the leading one say which quarter of [2^e, 2^(e+1)) it falls in.
-        let quarter = exponent >= 2 ? (nanoseconds >> (exponent - 2)) & 3 : 0
+        let quarter = exponent >= 2 ? Int((nanoseconds >> UInt64(exponent - 2)) & 3) : 0
         counts[exponent * 4 + quarter] += 1
         total += 1
-        longest = max(longest, duration)
+        longestNanoseconds = max(longestNanoseconds, nanoseconds)
     }
 
     var percentiles: QueueStatistics.Percentiles {
@@ -137,11 +156,5 @@ private struct DurationHistogram {
             }
         }
         return longest
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        guard seconds < Int64(Int.max / 1_000_000_000) - 1 else { return Int.max }
-        return Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
     }
 }
