@@ -6,27 +6,9 @@ import Testing
 /// `serialdb plan` and `migrate` on the cases of issue 17 (items 5, 13, 14, 19 and the
 /// plan-time refusals), run as a real process on real files.
 @Suite struct CommandLineSchemaChangeTests {
-    struct Outcome {
-        var status: Int32
-        var output: String
-        var errors: String
-    }
-
-    private func run(_ arguments: [String]) throws -> Outcome {
-        let process = Process()
-        process.executableURL = try ChildProcess.builtProduct(named: "serialdb")
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(
-            status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
-            errors: String(decoding: err, as: UTF8.self))
+    /// Runs the real `serialdb` to its end (bounded, see ``ToolRun``).
+    private func run(_ arguments: [String]) throws -> ToolRun {
+        try ToolRun("serialdb", arguments)
     }
 
     private func database(in directory: TemporaryDirectory, _ sql: String, foreignKeys: Bool = true) throws -> String {

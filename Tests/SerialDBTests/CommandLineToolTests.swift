@@ -5,27 +5,9 @@ import Testing
 
 /// The `serialdb` tool, run as a real process on real files.
 @Suite struct CommandLineToolTests {
-    struct Outcome {
-        var status: Int32
-        var output: String
-        var errors: String
-    }
-
-    private func run(_ arguments: [String]) throws -> Outcome {
-        let process = Process()
-        process.executableURL = try ChildProcess.builtProduct(named: "serialdb")
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(
-            status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
-            errors: String(decoding: err, as: UTF8.self))
+    /// Runs the real `serialdb` to its end (bounded, see ``ToolRun``).
+    private func run(_ arguments: [String]) throws -> ToolRun {
+        try ToolRun("serialdb", arguments)
     }
 
     @Test func planRefusesMigrateAppliesAndCheckPasses() throws {

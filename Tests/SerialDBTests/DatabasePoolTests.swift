@@ -7,17 +7,6 @@ import Testing
     private static let slowCount =
         "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10000000000) SELECT count(*) FROM c"
 
-    /// Runs `body` on its own thread; false when it did not finish in time (a deadlock fails the
-    /// test instead of hanging the suite).
-    private func finishes(within seconds: Double, _ body: @escaping @Sendable () -> Void) -> Bool {
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            body()
-            done.signal()
-        }
-        return done.wait(timeout: .now() + seconds) == .success
-    }
-
     /// Runs `body` on a thread of its own, inside `group`: dispatch's global queue may run a
     /// few blocked items one after another on a loaded 2-core machine, and these tests need them
     /// at the same time.
