@@ -39,7 +39,8 @@ let package = Package(
         .executableTarget(
             name: "stress", dependencies: ["SerialDB", "CSQLiteShims", "HarnessSupport"], path: "Stress"),
         .executableTarget(
-            name: "bench", dependencies: ["SerialDB", "CSQLiteShims", "HarnessSupport", "SerialDBSyncServer"],
+            name: "bench",
+            dependencies: ["SerialDB", "CSQLiteShims", "HarnessSupport", "SerialDBSync", "SerialDBSyncServer"],
             path: "Benchmarks", exclude: ["results"]),
         .target(
             name: "SerialDBTestSupport", dependencies: ["SerialDB", "HarnessSupport"], path: "Tests/SerialDBTestSupport"

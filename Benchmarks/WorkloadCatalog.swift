@@ -85,6 +85,19 @@ enum WorkloadCatalog {
                 target: nil,
                 serialDB: { try SyncSide.fetch(path: $0, rows: syncRows) },
                 rawC: { try RawCSide.fetchAll(path: $0, rows: syncRows) }),
+            // The same rows through the sync client, as an app syncs: reading the outbox and
+            // settling each result, or creating the table and applying each page with its
+            // cursor, against raw C inserting the rows locally.
+            Workload(
+                name: "sync_client_upload_10k", operations: syncRows,
+                expected: .rows(syncRows, operations: syncRows), target: nil,
+                serialDB: { try SyncClientSide.upload(path: $0, rows: syncRows) },
+                rawC: { try RawCSide.insertOneTransaction(path: $0, rows: syncRows) }),
+            Workload(
+                name: "sync_client_download_10k", operations: syncRows,
+                expected: .rows(syncRows, operations: syncRows), target: nil,
+                serialDB: { try SyncClientSide.download(path: $0, rows: syncRows) },
+                rawC: { try RawCSide.insertOneTransaction(path: $0, rows: syncRows) }),
         ]
     }
 

@@ -44,7 +44,13 @@ public enum SyncValue: Sendable, Hashable, Codable {
     /// a REAL column becomes a double, an integral number going into an INTEGER or NUMERIC
     /// column becomes an integer. See <https://www.sqlite.org/datatype3.html#determination_of_column_affinity>.
     func converted(toAffinityOf declaredType: String) -> SyncValue {
-        switch (Self.affinity(of: declaredType), self) {
+        converted(to: Self.affinity(of: declaredType))
+    }
+
+    /// The value converted for a column of this affinity (computed once per column by callers
+    /// that convert many values).
+    func converted(to affinity: Affinity) -> SyncValue {
+        switch (affinity, self) {
         case (.real, .integer(let integer)):
             return .real(Double(integer))
         case (.integer, .real(let real)), (.numeric, .real(let real)):

@@ -7,12 +7,21 @@ struct SyncedTable: Sendable {
     struct Column: Sendable {
         var name: String
         var declaredType: String
+        /// The declared type's affinity, worked out once: every downloaded value is converted by it.
+        var affinity: SyncValue.Affinity
     }
 
     let name: String
     let columns: [Column]
     /// The primary-key columns, in key order.
     let primaryKey: [String]
+    /// Column positions by lowercased name: a page looks up every column of every row.
+    private let columnIndex: [String: Int]
+    /// The statements of the per-row paths, built once per table instead of once per row.
+    private let selectRowSQL: String
+    private let deleteRowSQL: String
+    /// The upsert of a row that carries every column, the shape the server sends.
+    private let fullUpsertSQL: String
 
     /// Reads the table's shape.
     ///
@@ -23,7 +32,9 @@ struct SyncedTable: Sendable {
         var columns: [Column] = []
         var keyed: [(Int, String)] = []
         for row in rows where try row.decode(Int.self, at: 3) == 0 {
-            let column = Column(name: try row.decode(at: 0), declaredType: try row.decode(at: 1))
+            let declaredType: String = try row.decode(at: 1)
+            let column = Column(
+                name: try row.decode(at: 0), declaredType: declaredType, affinity: SyncValue.affinity(of: declaredType))
             columns.append(column)
             let keyIndex: Int = try row.decode(at: 2)
             if keyIndex > 0 { keyed.append((keyIndex, column.name)) }
@@ -35,21 +46,23 @@ struct SyncedTable: Sendable {
                     + (columns.isEmpty ? "does not exist locally" : "has no PRIMARY KEY")
                     + ", so its rows cannot be synced. Declare the table with a PRIMARY KEY on the server.")
         }
+        let primaryKey = keyed.sorted { $0.0 < $1.0 }.map(\.1)
         self.name = name
         self.columns = columns
-        self.primaryKey = keyed.sorted { $0.0 < $1.0 }.map(\.1)
+        self.primaryKey = primaryKey
+        columnIndex = Dictionary(
+            columns.enumerated().map { ($1.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+        let keyCondition = primaryKey.map { "\($0.quotedDatabaseIdentifier) IS ?" }.joined(separator: " AND ")
+        let table = name.quotedDatabaseIdentifier
+        selectRowSQL =
+            "SELECT \(columns.map(\.name.quotedDatabaseIdentifier).joined(separator: ", ")) FROM \(table) WHERE \(keyCondition)"
+        deleteRowSQL = "DELETE FROM \(table) WHERE \(keyCondition)"
+        fullUpsertSQL = Self.upsertSQL(table: name, columns: columns.map(\.name), primaryKey: primaryKey)
     }
 
     /// The column with this name (case-insensitive).
     func column(named name: String) -> Column? {
-        let lowered = name.lowercased()
-        return columns.first { $0.name.lowercased() == lowered }
-    }
-
-    /// `"a" IS ? AND "b" IS ?` for the key columns (IS, because a non-INTEGER primary key of a
-    /// rowid table may hold NULL).
-    var keyCondition: String {
-        primaryKey.map { "\($0.quotedDatabaseIdentifier) IS ?" }.joined(separator: " AND ")
+        columnIndex[name.lowercased()].map { columns[$0] }
     }
 
     /// The canonical key of a wire row (its key columns converted by affinity).
@@ -63,7 +76,7 @@ struct SyncedTable: Sendable {
                     "A row of \(name.quotedDatabaseIdentifier) lacks its key column \(column.quotedDatabaseIdentifier)."
                 )
             }
-            return value.converted(toAffinityOf: self.column(named: column)?.declaredType ?? "").databaseValue
+            return value.converted(to: self.column(named: column)?.affinity ?? .blob).databaseValue
         }
         return (try CanonicalKey.make(db, values: values), values)
     }
@@ -75,12 +88,9 @@ struct SyncedTable: Sendable {
 
     /// The local row with this key, every column, or `nil`.
     func fetchRow(_ db: Database, key values: [DatabaseValue]) throws -> [String: SyncValue]? {
-        let names = columns.map(\.name.quotedDatabaseIdentifier).joined(separator: ", ")
-        guard
-            let row = try db.fetchOne(
-                Row.self, sql: "SELECT \(names) FROM \(name.quotedDatabaseIdentifier) WHERE \(keyCondition)",
-                arguments: StatementArguments(values))
-        else { return nil }
+        guard let row = try db.fetchOne(Row.self, sql: selectRowSQL, arguments: StatementArguments(values)) else {
+            return nil
+        }
         var result: [String: SyncValue] = [:]
         for (index, column) in columns.enumerated() {
             result[column.name] = SyncValue(row[index])
@@ -91,39 +101,54 @@ struct SyncedTable: Sendable {
     /// Inserts or updates a server row in place (never REPLACE, which would delete first and
     /// cascade into child rows). Columns the row lacks keep their value, or their default.
     ///
-    /// - Throws: ``SyncError/Code/invalidResponse`` for a column this table does not have.
+    /// - Throws: ``SyncError/Code/invalidResponse`` for a column this table does not have, or one
+    ///   sent twice under names that differ only in case.
     func upsert(_ db: Database, row: [String: SyncValue]) throws {
-        var names: [String] = []
-        var values: [DatabaseValue] = []
-        for (columnName, value) in row.sorted(by: { $0.key < $1.key }) {
-            guard let column = column(named: columnName) else {
+        var present: [(position: Int, value: SyncValue)] = []
+        present.reserveCapacity(row.count)
+        for (columnName, value) in row {
+            guard let position = columnIndex[columnName.lowercased()] else {
                 throw SyncError(
                     .invalidResponse,
                     "The server sent column \(columnName.quotedDatabaseIdentifier) for table "
                         + "\(name.quotedDatabaseIdentifier), which has no such column here. Sync again to fetch its definition."
                 )
             }
-            names.append(column.name)
-            values.append(value.converted(toAffinityOf: column.declaredType).databaseValue)
+            present.append((position, value))
         }
+        // Column order, so that one statement serves every row of the same shape.
+        present.sort { $0.position < $1.position }
+        for (previous, next) in zip(present, present.dropFirst()) where previous.position == next.position {
+            throw SyncError(
+                .invalidResponse,
+                "The server sent column \(columns[next.position].name.quotedDatabaseIdentifier) of table "
+                    + "\(name.quotedDatabaseIdentifier) twice in one row, under names that differ only in case.")
+        }
+        let values = present.map { $0.value.converted(to: columns[$0.position].affinity).databaseValue }
+        let sql =
+            present.count == columns.count
+            ? fullUpsertSQL
+            : Self.upsertSQL(table: name, columns: present.map { columns[$0.position].name }, primaryKey: primaryKey)
+        try db.execute(sql: sql, arguments: StatementArguments(values))
+    }
+
+    /// `INSERT INTO t(cols) VALUES (?, ...) ON CONFLICT(key) DO UPDATE SET` the other columns.
+    private static func upsertSQL(table: String, columns: [String], primaryKey: [String]) -> String {
         let keyNames = Set(primaryKey.map { $0.lowercased() })
-        let updates = names.filter { !keyNames.contains($0.lowercased()) }.map {
+        let updates = columns.filter { !keyNames.contains($0.lowercased()) }.map {
             "\($0.quotedDatabaseIdentifier) = excluded.\($0.quotedDatabaseIdentifier)"
         }
         let conflictAction = updates.isEmpty ? "NOTHING" : "UPDATE SET " + updates.joined(separator: ", ")
-        let sql =
-            "INSERT INTO \(name.quotedDatabaseIdentifier)(\(names.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) "
-            + "VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", "))) "
+        return
+            "INSERT INTO \(table.quotedDatabaseIdentifier)(\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) "
+            + "VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", "))) "
             + "ON CONFLICT(\(primaryKey.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) DO \(conflictAction)"
-        try db.execute(sql: sql, arguments: StatementArguments(values))
     }
 
     /// Deletes the local row with this key; returns whether there was one.
     @discardableResult
     func delete(_ db: Database, key values: [DatabaseValue]) throws -> Bool {
-        try db.execute(
-            sql: "DELETE FROM \(name.quotedDatabaseIdentifier) WHERE \(keyCondition)",
-            arguments: StatementArguments(values))
+        try db.execute(sql: deleteRowSQL, arguments: StatementArguments(values))
         return db.changesCount > 0
     }
 

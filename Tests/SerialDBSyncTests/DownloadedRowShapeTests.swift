@@ -1,0 +1,70 @@
+import Foundation
+import SerialDB
+import SerialDBTestSupport
+import Testing
+
+@testable import SerialDBSync
+
+/// What the client does with downloaded rows whose columns are not exactly the table's: a row
+/// with fewer columns updates only those, a row naming a column twice is refused whole.
+@Suite("Downloaded rows of other shapes")
+struct DownloadedRowShapeTests {
+    @Test("a downloaded row lacking columns updates the ones it has and keeps the others")
+    func partialRowKeepsOtherColumns() async throws {
+        let directory = try TemporaryDirectory()
+        let server = FakeSyncServer(tables: [noteTable])
+        let phone = try Device(.file, in: directory, name: "phone", server: server)
+        let laptop = try Device(.file, in: directory, name: "laptop", server: server)
+        _ = try await phone.client.sync()
+        _ = try await laptop.client.sync()
+        try phone.insertNote("a1", "first", body: "kept")
+        _ = try await phone.client.sync()
+        _ = try await laptop.client.sync()
+
+        rewriteServerRow(server, id: "a1", to: ["id": .text("a1"), "TITLE": .text("renamed")])
+        let report = try await laptop.client.sync()
+
+        #expect(report.downloaded == 1)
+        let title = try await laptop.queue.read { db in
+            try db.fetchOne(String.self, sql: "SELECT title FROM note WHERE id = 'a1'")
+        }
+        let body = try await laptop.queue.read { db in
+            try db.fetchOne(String.self, sql: "SELECT body FROM note WHERE id = 'a1'")
+        }
+        #expect(title == "renamed")
+        #expect(body == "kept")
+    }
+
+    @Test("a downloaded row naming one column twice, in two cases, is refused and its page changes nothing")
+    func duplicateColumnIsRefused() async throws {
+        let directory = try TemporaryDirectory()
+        let server = FakeSyncServer(tables: [noteTable])
+        let phone = try Device(.file, in: directory, name: "phone", server: server)
+        let laptop = try Device(.file, in: directory, name: "laptop", server: server)
+        _ = try await phone.client.sync()
+        _ = try await laptop.client.sync()
+        try phone.insertNote("a1", "first", body: "kept")
+        try phone.insertNote("a2", "second")
+        _ = try await phone.client.sync()
+        let cursorBefore = try laptop.cursor()
+
+        rewriteServerRow(
+            server, id: "a1", to: ["id": .text("a1"), "title": .text("one"), "TITLE": .text("two"), "body": .null])
+        let error = await #expect(throws: SyncError.self) { try await laptop.client.sync() }
+
+        #expect(error?.code == .invalidResponse)
+        #expect(error?.message.contains("twice") == true)
+        #expect(try laptop.titles().isEmpty)
+        #expect(try laptop.cursor() == cursorBefore)
+    }
+
+    /// Replaces the stored row of `id` on the fake server, under a new version.
+    private func rewriteServerRow(_ server: FakeSyncServer, id: String, to row: [String: SyncValue]) {
+        server.state.withLock { state in
+            state.counter += 1
+            let key = FakeSyncServer.Key(account: "alice", values: [.text(id)])
+            state.rows["note", default: [:]][key] = FakeSyncServer.Stored(
+                version: state.counter, deleted: false, row: row)
+        }
+    }
+}
