@@ -27,20 +27,25 @@ let package = Package(
         .target(name: "HarnessSupport"),
         .executableTarget(name: "serialdb", dependencies: ["SerialDB", "SerialDBSync"]),
         // Table sync, client side: beside the core, which never imports it; no C library of its own.
-        .target(name: "SerialDBSync", dependencies: ["SerialDB"]),
+        // The protocol's JSON, shared by client and server: a strict parser that keeps integers
+        // and fractions apart, and a byte writer.
+        .target(name: "SerialDBSyncWire", dependencies: ["SerialDB"]),
+        .target(name: "SerialDBSync", dependencies: ["SerialDB", "SerialDBSyncWire"]),
         // Table sync, server side: beside the core, which never imports it.
         .systemLibrary(
             name: "CMicroHTTPD",
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]
         ),
-        .target(name: "SerialDBSyncServer", dependencies: ["SerialDB", "CMicroHTTPD"]),
+        .target(name: "SerialDBSyncServer", dependencies: ["SerialDB", "SerialDBSyncWire", "CMicroHTTPD"]),
         .executableTarget(name: "serialdb-sync-server", dependencies: ["SerialDBSyncServer"]),
         .executableTarget(
             name: "stress", dependencies: ["SerialDB", "CSQLiteShims", "HarnessSupport"], path: "Stress"),
         .executableTarget(
             name: "bench",
-            dependencies: ["SerialDB", "CSQLiteShims", "HarnessSupport", "SerialDBSync", "SerialDBSyncServer"],
+            dependencies: [
+                "SerialDB", "CSQLiteShims", "HarnessSupport", "SerialDBSync", "SerialDBSyncServer", "SerialDBSyncWire",
+            ],
             path: "Benchmarks", exclude: ["results"]),
         .target(
             name: "SerialDBTestSupport", dependencies: ["SerialDB", "HarnessSupport"], path: "Tests/SerialDBTestSupport"
@@ -57,10 +62,15 @@ let package = Package(
             ]),
         .testTarget(
             name: "SerialDBSyncTests",
-            dependencies: ["SerialDBSync", "SerialDB", "SerialDBTestSupport", "serialdb-sync-server", "serialdb"]),
+            dependencies: [
+                "SerialDBSync", "SerialDBSyncWire", "SerialDB", "SerialDBTestSupport", "serialdb-sync-server",
+                "serialdb",
+            ]),
         .testTarget(
             name: "SerialDBSyncServerTests",
-            dependencies: ["SerialDBSyncServer", "SerialDB", "SerialDBTestSupport", "serialdb-sync-server"]),
+            dependencies: [
+                "SerialDBSyncServer", "SerialDBSyncWire", "SerialDB", "SerialDBTestSupport", "serialdb-sync-server",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

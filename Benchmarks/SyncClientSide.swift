@@ -3,6 +3,7 @@ import Foundation
 import SerialDB
 import SerialDBSync
 import SerialDBSyncServer
+import SerialDBSyncWire
 import Synchronization
 
 /// The sync client side of the sync workloads: a `SyncClient` on an app database, talking to a

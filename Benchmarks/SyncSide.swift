@@ -1,5 +1,6 @@
 import Foundation
 import SerialDBSyncServer
+import SerialDBSyncWire
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -1,4 +1,5 @@
 import Foundation
+import SerialDBSyncWire
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -62,22 +63,23 @@ public struct HTTPSyncTransport: SyncTransport {
         try await post("v1/post-data", request)
     }
 
-    private struct ErrorBody: Decodable {
-        struct Detail: Decodable {
-            var code: String
-            var message: String
-        }
-        var error: Detail
+    /// The code and message of an error answer (`{"error": {"code": ..., "message": ...}}`).
+    private static func errorDetail(_ data: Data) -> (code: String, message: String)? {
+        guard let body = try? JSONValue.parse(data), let detail = body.objectValue?["error"],
+            let fields = try? WireFields(detail, context: "the error"),
+            let code = try? fields.string("code"), let message = try? fields.string("message")
+        else { return nil }
+        return (code, message)
     }
 
-    private func post<Request: Encodable, Response: Decodable>(_ path: String, _ body: Request) async throws
+    private func post<Request: WireRequest, Response: WireResponse>(_ path: String, _ body: Request) async throws
         -> Response
     {
         var request = URLRequest(url: baseURL.appendingPathComponent(path))
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue("Bearer " + token, forHTTPHeaderField: "Authorization")
-        request.httpBody = try JSONEncoder().encode(body)
+        request.httpBody = Data(try body.jsonBytes())
         let data: Data
         let response: URLResponse
         do {
@@ -94,16 +96,16 @@ public struct HTTPSyncTransport: SyncTransport {
             throw SyncError(.invalidResponse, "The sync server's answer to \(path) is not HTTP.")
         }
         guard http.statusCode == 200 else {
-            if let body = try? JSONDecoder().decode(ErrorBody.self, from: data) {
+            if let detail = Self.errorDetail(data) {
                 throw SyncError(
-                    .server, "The sync server refused \(path): \(body.error.message) (\(body.error.code)).",
-                    httpStatus: http.statusCode, serverCode: body.error.code)
+                    .server, "The sync server refused \(path): \(detail.message) (\(detail.code)).",
+                    httpStatus: http.statusCode, serverCode: detail.code)
             }
             throw SyncError(
                 .server, "The sync server answered \(path) with HTTP \(http.statusCode).", httpStatus: http.statusCode)
         }
         do {
-            return try JSONDecoder().decode(Response.self, from: data)
+            return try Response(json: try JSONValue.parse(data))
         } catch {
             throw SyncError(
                 .invalidResponse, "The sync server's answer to \(path) is not the protocol's JSON.", underlying: error)

@@ -1,5 +1,6 @@
 import Foundation
 import SerialDB
+import SerialDBSyncWire
 
 /// The upload side: turning outbox entries into mutations and settling the server's results.
 enum Outbox {
@@ -14,20 +15,28 @@ enum Outbox {
     /// version is the one last seen; they are marked sent with the mutation kept. A delete of a
     /// key the server never had is dropped instead of sent.
     static func nextBatch(_ db: Database, limit: Int, through highWater: Int64) throws -> [SyncMutation] {
-        let decoder = JSONDecoder()
         let pending = try db.fetchAll(
-            String.self, sql: "SELECT mutation FROM serialdb_sync_outbox WHERE sent = 1 ORDER BY seq LIMIT ?",
+            Row.self, sql: "SELECT seq, mutation FROM serialdb_sync_outbox WHERE sent = 1 ORDER BY seq LIMIT ?",
             arguments: [limit])
         if !pending.isEmpty {
-            return try pending.map { try decoder.decode(SyncMutation.self, from: Data($0.utf8)) }
+            return try pending.map { entry in
+                let seq: Int64 = try entry.decode(at: 0)
+                do {
+                    return try SyncMutation(
+                        json: try JSONValue.parse(try entry.decode(String.self, at: 1).utf8), context: "upload \(seq)")
+                } catch {
+                    throw SyncError(
+                        .invalidResponse,
+                        "The outbox's copy of upload \(seq), sent before without an answer, cannot be read (\(error)); "
+                            + "the database was changed outside SerialDB. Delete that outbox entry to go on.")
+                }
+            }
         }
         let entries = try db.fetchAll(
             Row.self,
             sql:
                 "SELECT seq, table_name, key, op FROM serialdb_sync_outbox WHERE sent = 0 AND seq <= ? ORDER BY seq LIMIT ?",
             arguments: [highWater, limit])
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
         var tables: [String: SyncedTable] = [:]
         var batch: [SyncMutation] = []
         for entry in entries {
@@ -54,7 +63,9 @@ enum Outbox {
                 try db.execute(sql: "DELETE FROM serialdb_sync_outbox WHERE seq = ?", arguments: [seq])
                 continue
             }
-            let encoded = String(decoding: try encoder.encode(mutation), as: UTF8.self)
+            var writer = JSONWriter(capacity: 256)
+            try mutation.write(to: &writer)
+            let encoded = writer.string
             try db.execute(
                 sql: "UPDATE serialdb_sync_outbox SET sent = 1, mutation = ? WHERE seq = ?", arguments: [encoded, seq])
             batch.append(mutation)

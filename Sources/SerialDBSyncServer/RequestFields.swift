@@ -1,3 +1,5 @@
+import SerialDBSyncWire
+
 /// The members of a JSON object in a request, read with 400 messages that name what is missing
 /// or of the wrong kind.
 struct RequestFields {

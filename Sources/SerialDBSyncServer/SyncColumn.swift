@@ -1,5 +1,6 @@
 import Foundation
 import SerialDB
+import SerialDBSyncWire
 
 /// One writable column of a synced table, as SQLite parsed it from the declared CREATE TABLE.
 struct SyncColumn: Sendable {

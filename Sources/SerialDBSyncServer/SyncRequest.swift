@@ -1,4 +1,5 @@
 import Foundation
+import SerialDBSyncWire
 
 /// One HTTP request as the protocol sees it, whatever server received it.
 public struct SyncRequest: Sendable {

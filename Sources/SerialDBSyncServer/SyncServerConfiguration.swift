@@ -1,4 +1,5 @@
 import Foundation
+import SerialDBSyncWire
 
 /// What a sync server serves: its tables and the tokens of its accounts, read from the JSON
 /// configuration file.

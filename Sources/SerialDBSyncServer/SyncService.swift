@@ -1,4 +1,5 @@
 import Foundation
+import SerialDBSyncWire
 
 /// The sync protocol, independent of HTTP and of the store: takes a request (method, path,
 /// authorization, body) and returns the status and JSON body DESIGN.md's "Wire protocol" fixes.

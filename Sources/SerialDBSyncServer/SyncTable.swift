@@ -1,5 +1,6 @@
 import Foundation
 import SerialDB
+import SerialDBSyncWire
 
 /// A table the server syncs: its scope, its structure version, and the CREATE TABLE (with its
 /// indexes) that clients apply, parsed by SQLite itself to validate uploaded rows.

@@ -1,5 +1,6 @@
 import Foundation
 import SerialDBSyncServer
+import SerialDBSyncWire
 import SerialDBTestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import SerialDBSyncServer
+import SerialDBSyncWire
 import Testing
 
 /// The request parser keeps integers and fractions apart and refuses what is not JSON.

@@ -1,5 +1,6 @@
 import Foundation
 import SerialDBSyncServer
+import SerialDBSyncWire
 import Testing
 
 /// Uploaded values become column values by the declared column's affinity, as SQLite parsed

@@ -1,41 +1,47 @@
 import Foundation
 import SerialDB
 
-/// Builds JSON text byte by byte. Responses are written directly rather than through
-/// `JSONSerialization`: the stored rows are already JSON text and are copied in as they are,
-/// which is most of the work a fetch does.
-struct JSONWriter {
-    private(set) var bytes: [UInt8] = []
+/// Builds JSON text byte by byte, for both ends of the sync protocol. The server writes its
+/// responses directly rather than through `JSONSerialization` (the stored rows are already JSON
+/// text and are copied in as they are, which is most of the work a fetch does); the client
+/// writes its uploads with it, several times faster than `JSONEncoder`.
+public struct JSONWriter: Sendable {
+    /// The text written so far, as UTF-8 bytes.
+    public private(set) var bytes: [UInt8] = []
 
-    init(capacity: Int = 256) {
+    /// A writer with room for `capacity` bytes before it grows.
+    public init(capacity: Int = 256) {
         bytes.reserveCapacity(capacity)
     }
 
     /// The text written so far.
-    var data: Data { Data(bytes) }
+    public var data: Data { Data(bytes) }
 
     /// The text written so far, as a string.
-    var string: String { String(decoding: bytes, as: UTF8.self) }
+    public var string: String { String(decoding: bytes, as: UTF8.self) }
 
-    mutating func raw(_ text: StaticString) {
+    /// Copies text that is JSON syntax already (`{`, `"name":`, `null`).
+    public mutating func raw(_ text: StaticString) {
         bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// Copies text that is already JSON (a stored row).
-    mutating func rawJSON(_ text: String) {
+    public mutating func rawJSON(_ text: String) {
         bytes.append(contentsOf: text.utf8)
     }
 
-    mutating func integer(_ value: Int64) {
+    /// An integer.
+    public mutating func integer(_ value: Int64) {
         bytes.append(contentsOf: String(value).utf8)
     }
 
-    mutating func bool(_ value: Bool) {
+    /// `true` or `false`.
+    public mutating func bool(_ value: Bool) {
         if value { raw("true") } else { raw("false") }
     }
 
     /// A string in quotes, with the characters JSON requires escaped.
-    mutating func string(_ value: String) {
+    public mutating func string(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
         for byte in value.utf8 {
             switch byte {
@@ -57,7 +63,7 @@ struct JSONWriter {
 
     /// A column value in the wire encoding: INTEGER → integer, REAL → number, TEXT → string,
     /// NULL → null, BLOB → `{"base64": "..."}`.
-    mutating func value(_ value: DatabaseValue) {
+    public mutating func value(_ value: DatabaseValue) {
         switch value {
         case .null: raw("null")
         case .integer(let integer): self.integer(integer)
@@ -74,7 +80,7 @@ struct JSONWriter {
     }
 
     /// A JSON value, written back as text (objects with their members sorted by name).
-    mutating func json(_ value: JSONValue) {
+    public mutating func json(_ value: JSONValue) {
         switch value {
         case .null: raw("null")
         case .bool(let bool): self.bool(bool)
@@ -103,7 +109,7 @@ struct JSONWriter {
 
 extension JSONWriter {
     /// `text` as a JSON string literal, for messages (`column "title" is NOT NULL`).
-    static func quoted(_ text: String) -> String {
+    public static func quoted(_ text: String) -> String {
         var writer = JSONWriter(capacity: text.utf8.count + 2)
         writer.string(text)
         return writer.string

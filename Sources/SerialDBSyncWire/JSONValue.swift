@@ -52,7 +52,7 @@ public enum JSONValue: Sendable, Equatable {
     }
 
     /// A short name of the kind of value, for error messages.
-    var kindName: String {
+    public var kindName: String {
         switch self {
         case .null: return "null"
         case .bool: return "a boolean"

@@ -1,0 +1,61 @@
+import Foundation
+import SerialDBSyncWire
+
+extension SyncValue {
+    /// Reads the wire form: null, a number (an integer literal stays an integer, any other
+    /// number is a double), a string or `{"base64": ...}`; `true` and `false` read as 1 and 0.
+    init(json: JSONValue, context: @autoclosure () -> String) throws {
+        switch json {
+        case .null: self = .null
+        case .integer(let integer): self = .integer(integer)
+        case .number(let number): self = .real(number)
+        case .string(let text): self = .text(text)
+        case .bool(let bool): self = .integer(bool ? 1 : 0)
+        case .object(let members):
+            guard members.count == 1, let encoded = members["base64"]?.stringValue,
+                let data = Data(base64Encoded: encoded)
+            else {
+                throw WireFormatError(message: "\(context()) is an object other than {\"base64\": \"...\"}")
+            }
+            self = .blob(data)
+        case .array:
+            throw WireFormatError(message: "\(context()) is an array, not a column value")
+        }
+    }
+
+    /// A row object of the wire: column name → value.
+    static func row(_ members: [String: JSONValue], context: String) throws -> [String: SyncValue] {
+        var row: [String: SyncValue] = [:]
+        row.reserveCapacity(members.count)
+        for (name, value) in members {
+            row[name] = try SyncValue(json: value, context: "column \(JSONWriter.quoted(name)) of \(context)")
+        }
+        return row
+    }
+
+    /// Writes the wire form.
+    ///
+    /// - Throws: ``SyncError/Code/unsupportedTable`` for an infinite double, which JSON cannot
+    ///   carry (SQLite stores NaN as NULL, so only infinities reach here).
+    func write(to writer: inout JSONWriter) throws {
+        if case .real(let real) = self, !real.isFinite {
+            throw SyncError(
+                .unsupportedTable,
+                "A REAL value is \(real), which JSON cannot carry to the server; store a finite number or NULL.")
+        }
+        writer.value(databaseValue)
+    }
+
+    /// Writes a row object, its columns in name order (so that a stored mutation and its
+    /// retry are byte for byte the same).
+    static func write(row: [String: SyncValue], to writer: inout JSONWriter) throws {
+        writer.raw("{")
+        for (index, name) in row.keys.sorted().enumerated() {
+            if index > 0 { writer.raw(",") }
+            writer.string(name)
+            writer.raw(":")
+            try row[name]!.write(to: &writer)
+        }
+        writer.raw("}")
+    }
+}
