@@ -337,13 +337,23 @@ public final class Database {
     /// Runs `body` with the transaction that is open now guarded: a statement that finds it
     /// gone throws ``SerialDBError/Code/transactionAborted`` instead of running in autocommit.
     func guardingTransaction<T>(_ body: () throws -> T) rethrows -> T {
+        let wasGuarding = beginGuard()
+        defer { endGuard(wasGuarding: wasGuarding) }
+        return try body()
+    }
+
+    /// Starts guarding the transaction that is open now; returns whether it was guarded
+    /// already, to give to ``endGuard(wasGuarding:)``.
+    func beginGuard() -> Bool {
         let wasGuarding = guardsTransaction
         guardsTransaction = true
-        defer {
-            guardsTransaction = wasGuarding
-            if !wasGuarding { transactionEndCause = nil }
-        }
-        return try body()
+        return wasGuarding
+    }
+
+    /// Leaves the guard as ``beginGuard()`` found it.
+    func endGuard(wasGuarding: Bool) {
+        guardsTransaction = wasGuarding
+        if !wasGuarding { transactionEndCause = nil }
     }
 
     /// The error for `sql`, refused because the guarded transaction is gone.
