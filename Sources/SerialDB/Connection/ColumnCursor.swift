@@ -50,12 +50,15 @@ final class ColumnCursor {
 
     /// The value of the named column. (Taking a String, not the generic key, lets the compiler
     /// specialize it for each value type although the key type is only known at run time.)
+    /// Inlined into each typed `decode` of the keyed container, which only forwards to it.
+    @inline(__always)
     func decode<T: DatabaseValueConvertible>(_ type: T.Type, column: String) throws -> T {
         guard let index = columnIndex(column) else { throw row.missingColumnError(column) }
         return try value(type, at: index)
     }
 
     /// The value at `index`, which comes from ``columnIndex(_:advancing:)``.
+    @inline(__always)
     func value<T: DatabaseValueConvertible>(_ type: T.Type, at index: Int) throws -> T {
         // The index comes from the statement's current names, so it is in range: read the
         // column straight away, without asking SQLite for the column count again. NULL, a value
