@@ -68,9 +68,4 @@ final class ColumnCursor {
         }
         return try row.decode(type, at: index)
     }
-
-    /// Whether the value at `index` is NULL.
-    func isNull(at index: Int) -> Bool {
-        row.isNull(at: index)
-    }
 }
