@@ -5,72 +5,64 @@ import Foundation
 /// nested `Decodable` values are read as JSON from a TEXT or BLOB column.
 ///
 /// A class, so that one decoder serves a whole fetch (its row reads the statement's current
-/// row) and the containers that copy it around hold a single reference: as a struct it was
-/// boxed into an `any Decoder` and copied field by field for every row and property.
+/// row): as a struct it was boxed into an `any Decoder` and copied field by field for every row
+/// and property. Its containers hold the ``ColumnCursor``, a single reference.
 @usableFromInline
 final class RowDecoder: Decoder {
-    let row: Row
-    /// The row's column names, fetched once instead of once per property.
-    let lookup: ColumnLookup
-    /// The statement's handle when the row reads from one (see ``Row/statementHandle``).
-    private let statementHandle: OpaquePointer?
-    /// The column the next key is expected at. A synthesized `init(from:)` asks for its keys
-    /// in declaration order, row after row, so after the first row each key is found with one
-    /// comparison instead of a search; reset by each row's ``container(keyedBy:)``.
-    private var predictedIndex = 0
+    /// The row, its column names, and the column the next key is expected at.
+    let columns: ColumnCursor
+    /// The keyed container handed out for the previous row, given again for the next rows:
+    /// building one costs an allocation and the run-time look-up of two generic types (the key
+    /// type is only known at run time), which cost as much as reading the row's values. It
+    /// holds the cursor, not the decoder, so keeping it here makes no reference cycle.
+    private var reusable: AnyObject?
+    /// The key type of `reusable`: comparing it is what makes the unchecked cast safe.
+    private var reusableKeyType: ObjectIdentifier?
     // Witnesses of a @usableFromInline type's conformance must be @usableFromInline too.
-    @usableFromInline let codingPath: [any CodingKey]
+    @usableFromInline var codingPath: [any CodingKey] { columns.codingPath }
     @usableFromInline var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     /// A decoder for `row`, which must be on a row already (its column names are read now).
     @usableFromInline
     init(row: Row, codingPath: [any CodingKey] = []) {
-        self.row = row
-        self.lookup = row.lookup
-        self.statementHandle = row.statementHandle
-        self.codingPath = codingPath
-    }
-
-    /// The index of the named column: the predicted one when it is the column that
-    /// ``ColumnLookup/index(of:)`` would find (see ``ColumnLookup/isLeftmost(_:at:)``),
-    /// otherwise a search. The next prediction is the column after it, or the column itself
-    /// when the caller only peeks (`decodeNil` before a `decode` of the same key).
-    func columnIndex(_ name: String, advancing: Bool = true) -> Int? {
-        let guess = predictedIndex
-        let index: Int
-        if lookup.isLeftmost(name, at: guess) {
-            index = guess
-        } else if let found = lookup.index(of: name) {
-            index = found
-        } else {
-            return nil
-        }
-        predictedIndex = advancing ? index &+ 1 : index
-        return index
-    }
-
-    /// The value of the named column. (Taking a String, not the generic key, lets the compiler
-    /// specialize it for each value type although the key type is only known at run time.)
-    func decode<T: DatabaseValueConvertible>(_ type: T.Type, column: String) throws -> T {
-        guard let index = columnIndex(column) else { throw row.missingColumnError(column) }
-        return try value(type, at: index)
-    }
-
-    /// The value at `index`, which comes from ``columnIndex(_:advancing:)``.
-    func value<T: DatabaseValueConvertible>(_ type: T.Type, at index: Int) throws -> T {
-        // The index comes from the statement's current names, so it is in range: read the
-        // column straight away, without asking SQLite for the column count again. NULL, a value
-        // of another kind, and copied rows take the checked path, which also explains failures.
-        if let statementHandle, let value = T.fromStatement(statementHandle, column: Int32(truncatingIfNeeded: index)) {
-            return value
-        }
-        return try row.decode(type, at: index)
+        columns = ColumnCursor(row: row, codingPath: codingPath)
     }
 
     @usableFromInline
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        predictedIndex = 0
-        return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self))
+        columns.startRow()
+        if reusableKeyType == ObjectIdentifier(type), let reusable {
+            // A cast without a run-time check: `reusable` was made for this very key type. A
+            // checked cast (`as?`) looked up the container's generic types again.
+            return unsafeDowncast(reusable, to: ReusableContainer<KeyedDecodingContainer<Key>>.self).value()
+        }
+        return makeContainer(keyedBy: type)
+    }
+
+    /// The first row's container, kept for the next ones. Not inlined into
+    /// ``container(keyedBy:)``: there it made every call look up the container's type.
+    @inline(never)
+    private func makeContainer<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedDecodingContainer<Key> {
+        let container = KeyedDecodingContainer(KeyedContainer<Key>(columns: columns))
+        reusable = ReusableContainer(container)
+        reusableKeyType = ObjectIdentifier(type)
+        return container
+    }
+
+    /// A keyed container kept for the next rows.
+    private final class ReusableContainer<Container> {
+        private let container: Container
+
+        init(_ container: Container) {
+            self.container = container
+        }
+
+        /// The container. Not inlined: inside the method the container's type comes with the
+        /// object, where the caller would look up `KeyedDecodingContainer<Key>` at run time.
+        @inline(never)
+        func value() -> Container {
+            container
+        }
     }
 
     @usableFromInline
@@ -82,23 +74,23 @@ final class RowDecoder: Decoder {
 
     @usableFromInline
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        SingleColumnContainer(decoder: self)
+        SingleColumnContainer(columns: columns)
     }
 
     struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-        let decoder: RowDecoder
+        let columns: ColumnCursor
 
-        var row: Row { decoder.row }
-        var codingPath: [any CodingKey] { decoder.codingPath }
+        var row: Row { columns.row }
+        var codingPath: [any CodingKey] { columns.codingPath }
 
         var allKeys: [Key] { row.columnNames.compactMap { Key(stringValue: $0) } }
 
         func contains(_ key: Key) -> Bool {
-            decoder.lookup.index(of: key.stringValue) != nil
+            columns.lookup.index(of: key.stringValue) != nil
         }
 
         func decodeNil(forKey key: Key) throws -> Bool {
-            guard let index = decoder.columnIndex(key.stringValue, advancing: false) else { return true }
+            guard let index = columns.columnIndex(key.stringValue, advancing: false) else { return true }
             return row.isNull(at: index)
         }
 
@@ -127,7 +119,7 @@ final class RowDecoder: Decoder {
         }
 
         func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-            guard let index = decoder.columnIndex(key.stringValue), !row.isNull(at: index) else { return nil }
+            guard let index = columns.columnIndex(key.stringValue), !row.isNull(at: index) else { return nil }
             if let convertible = T.self as? any DatabaseValueConvertible.Type {
                 return try decodeConvertible(convertible, at: index) as? T
             }
@@ -136,30 +128,30 @@ final class RowDecoder: Decoder {
 
         /// `nil` for a missing column or NULL, otherwise the value, for the library's own types.
         private func decodeIfPresentValue<V: DatabaseValueConvertible>(_ type: V.Type, forKey key: Key) throws -> V? {
-            guard let index = decoder.columnIndex(key.stringValue), !row.isNull(at: index) else { return nil }
-            return try decoder.value(type, at: index)
+            guard let index = columns.columnIndex(key.stringValue), !row.isNull(at: index) else { return nil }
+            return try columns.value(type, at: index)
         }
 
         func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-            try decoder.decode(type, column: key.stringValue)
+            try columns.decode(type, column: key.stringValue)
         }
         func decode(_ type: String.Type, forKey key: Key) throws -> String {
-            try decoder.decode(type, column: key.stringValue)
+            try columns.decode(type, column: key.stringValue)
         }
         func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-            try decoder.decode(type, column: key.stringValue)
+            try columns.decode(type, column: key.stringValue)
         }
         func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-            try decoder.decode(type, column: key.stringValue)
+            try columns.decode(type, column: key.stringValue)
         }
         func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
-            try decoder.decode(type, column: key.stringValue)
+            try columns.decode(type, column: key.stringValue)
         }
         func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
-            try decoder.decode(type, column: key.stringValue)
+            try columns.decode(type, column: key.stringValue)
         }
         func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
-            try decoder.decode(type, column: key.stringValue)
+            try columns.decode(type, column: key.stringValue)
         }
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
@@ -170,11 +162,11 @@ final class RowDecoder: Decoder {
         }
 
         private func decodeConvertible<V: DatabaseValueConvertible>(_ type: V.Type, forKey key: Key) throws -> V {
-            try decoder.decode(type, column: key.stringValue)
+            try columns.decode(type, column: key.stringValue)
         }
 
         private func decodeConvertible<V: DatabaseValueConvertible>(_ type: V.Type, at index: Int) throws -> V {
-            try decoder.value(type, at: index)
+            try columns.value(type, at: index)
         }
 
         private func decodeJSON<T: Decodable>(_ type: T.Type, column: String) throws -> T {
@@ -214,11 +206,11 @@ final class RowDecoder: Decoder {
 
     /// A single-value container reads the first column.
     struct SingleColumnContainer: SingleValueDecodingContainer {
-        let decoder: RowDecoder
+        let columns: ColumnCursor
 
-        var codingPath: [any CodingKey] { decoder.codingPath }
+        var codingPath: [any CodingKey] { columns.codingPath }
 
-        func decodeNil() -> Bool { decoder.row.isNull(at: 0) }
+        func decodeNil() -> Bool { columns.row.isNull(at: 0) }
 
         func decode<T: Decodable>(_ type: T.Type) throws -> T {
             guard let convertible = T.self as? any DatabaseValueConvertible.Type else {
@@ -228,7 +220,7 @@ final class RowDecoder: Decoder {
         }
 
         private func decodeConvertible<V: DatabaseValueConvertible>(_ type: V.Type) throws -> V {
-            try decoder.row.decode(type, at: 0)
+            try columns.row.decode(type, at: 0)
         }
     }
 }

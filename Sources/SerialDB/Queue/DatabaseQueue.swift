@@ -138,6 +138,8 @@ public final class DatabaseQueue: Sendable {
     }
 
     /// Runs `block` through the serializer, measured when the configuration asks for it.
+    /// Inlined into each entry point: one generic call less on every round trip.
+    @inline(__always)
     private func run<T>(_ site: CallSite, _ block: (Database) throws -> T) throws -> T {
         guard let health else { return try serializer.sync(block) }
         return try health.measure(site) { started in

@@ -289,17 +289,19 @@ final class Serializer: @unchecked Sendable {
         SerialDBError(.closed, "The queue \(label) is closed. Open a new DatabaseQueue to use the database.")
     }
 
+    /// The gate's check, then the block, run inline (see `performUnchecked`).
     private func perform<T>(_ block: (Database) throws -> T) throws -> T {
         switch gate {
-        case .open: break
+        case .open: return try performUnchecked(block)
         case .closed: throw closedError()
         case .migrationFailed(let error): throw error
         }
-        return try performUnchecked(block)
     }
 
     /// Runs the block; a transaction it leaves open is rolled back and reported. A block that
     /// closed the connection closes the queue.
+    // Inlined into `perform`: one generic call less on every round trip.
+    @inline(__always)
     private func performUnchecked<T>(_ block: (Database) throws -> T) throws -> T {
         let result: T
         do {
