@@ -1,0 +1,57 @@
+import Foundation
+import HarnessSupport
+
+/// One sync of a device run in a child process (``SyncChild``), SIGKILLed after `killAfter`
+/// seconds when given. The conflicts it prints go into the device's ledger as they arrive.
+enum SyncChildRun {
+    /// Runs the child to its end or its kill; returns whether it finished its sync and
+    /// whether the kill ended it.
+    static func run(
+        _ device: SyncDevice, url: URL, executable: URL, killAfter: Double?
+    ) throws -> (synced: Bool, killed: Bool) {
+        let process = Process()
+        let output = Pipe()
+        process.executableURL = executable
+        process.arguments = SyncChild.arguments(database: device.path, url: url, token: device.token)
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        try? output.fileHandleForWriting.close()
+        let reader = output.fileHandleForReading
+        let ended = DispatchSemaphore(value: 0)
+        let synced = Locked(false)
+        Thread {
+            var pending = Data()
+            while true {
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }
+                pending.append(chunk)
+                guard let lastNewline = pending.lastIndex(of: 10) else { continue }
+                for line in String(decoding: pending[pending.startIndex..<lastNewline], as: UTF8.self).split(
+                    separator: "\n")
+                {
+                    if line.hasPrefix("conflict ") {
+                        let key = String(line.dropFirst("conflict ".count))
+                        device.ledger.withLock { $0.recordConflict(key: key) }
+                    } else if line == "synced" {
+                        synced.withLock { $0 = true }
+                    }
+                }
+                pending = Data(pending[(lastNewline + 1)...])
+            }
+            ended.signal()
+        }.start()
+        var killed = false
+        if let killAfter {
+            Thread.sleep(forTimeInterval: killAfter)
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                killed = true
+            }
+        }
+        process.waitUntilExit()
+        ended.wait()
+        killed = killed && process.terminationReason == .uncaughtSignal
+        return (synced.withLock { $0 }, killed)
+    }
+}
