@@ -24,13 +24,13 @@ final class BrokenSyncStore: SyncStore {
         case .forgetTombstones:
             page.changes.removeAll(where: \.deleted)
         case .cursorOrder:
-            // The newest-but-one change "has not committed yet" the first time it is served,
-            // while the newest has: the page's cursor passes it, and later pages start above it.
-            guard page.changes.count >= 2 else { break }
-            let index = page.changes.count - 2
-            if heldBack.withLock({ $0.insert(page.changes[index].version).inserted }) {
-                page.changes.remove(at: index)
+            // Every change but the page's newest "has not committed yet" the first time it is
+            // served, while the newest has: the page's cursor passes them, and later pages
+            // start above them.
+            let held = heldBack.withLock { heldBack in
+                Set(page.changes.dropLast().map(\.version).filter { heldBack.insert($0).inserted })
             }
+            page.changes = page.changes.filter { !held.contains($0.version) }
         case .skipOutbox:
             break
         }

@@ -1,5 +1,6 @@
 import Foundation
 import HarnessSupport
+import SerialDBSync
 
 /// One device's random life during the load: local writes, syncs (some in a child process that
 /// is killed in the middle), offline spells. Every choice comes from the seed's stream for this
@@ -13,10 +14,14 @@ struct DeviceLoad: Sendable {
     let timeline: SyncTimeline
     let clock: RunClock
 
-    func run(until end: Double) {
+    /// Acts until `end` on the run's clock, and at least `minimumActions` times: a starved
+    /// machine makes a slower run, not one too short to find anything.
+    func run(until end: Double, minimumActions: Int) {
         var random = SeededRandom(seed: seed, stream: 0x5_9000 + UInt64(index))
         var offlineUntil = 0.0
-        while clock.now < end {
+        var actions = 0
+        while clock.now < end || actions < minimumActions {
+            actions += 1
             let roll = Double.random(in: 0..<1, using: &random)
             if roll < 0.55 {
                 do {
@@ -61,10 +66,13 @@ struct DeviceLoad: Sendable {
             case .success(let report):
                 timeline.synced(at: start, seconds: clock.now - start, inChild: false)
                 timeline.rejected(report.rejected.count)
-            case .failure:
-                // The server was down or killed mid-request: expected here; the final syncs
-                // must then settle everything.
+            case .failure(let error):
+                // The server was down or killed mid-request: expected here, and the final syncs
+                // must then settle everything. Any other failure is a finding.
                 timeline.syncFailed()
+                if !(SyncError.Code.network ~= error) {
+                    timeline.error("\(device.name): a sync failed: \(error)")
+                }
             }
         }
     }

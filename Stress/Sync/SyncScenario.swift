@@ -14,6 +14,8 @@ struct SyncScenario {
     /// The final syncs go round the devices until a round moves nothing; more rounds than this
     /// means they do not settle.
     static let maximumFinalRounds = 20
+    /// Each device acts at least this often, however long it takes.
+    static let minimumActions = 60
 
     func run() throws -> ScenarioReport {
         let directory = try ScratchDirectory(prefix: "serialdb-stress-sync")
@@ -54,20 +56,22 @@ struct SyncScenario {
         progress.update("load: \(settings.devices) devices, server restarts")
         var threads: [Thread] = []
         let finished = DispatchSemaphore(value: 0)
+        let devicesRunning = Locked(devices.count)
         for (index, device) in devices.enumerated() {
             let load = DeviceLoad(
                 device: device, seed: settings.seed, index: index, server: server, executable: executable,
                 timeline: timeline, clock: clock)
             threads.append(
                 Thread {
-                    load.run(until: end)
+                    load.run(until: end, minimumActions: Self.minimumActions)
+                    devicesRunning.withLock { $0 -= 1 }
                     finished.signal()
                 })
         }
         let chaos = ServerChaos(server: server, seed: settings.seed, timeline: timeline, clock: clock)
         threads.append(
             Thread {
-                chaos.run(until: end, meanInterval: max(0.25, settings.duration / 8))
+                chaos.run(meanInterval: max(0.25, settings.duration / 8)) { devicesRunning.withLock { $0 > 0 } }
                 finished.signal()
             })
         for thread in threads { thread.start() }
