@@ -51,6 +51,7 @@ struct ScenarioMetrics: Codable, Sendable {
     var diverged: Int?
     var leaked: Int?
     var cursorMismatches: Int?
+    var overwritten: Int?
     var conflicts: Int?
     var rejected: Int?
     var serverRestarts: Int?

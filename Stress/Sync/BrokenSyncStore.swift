@@ -31,14 +31,23 @@ final class BrokenSyncStore: SyncStore {
                 Set(page.changes.dropLast().map(\.version).filter { heldBack.insert($0).inserted })
             }
             page.changes = page.changes.filter { !held.contains($0.version) }
-        case .skipOutbox:
+        case .skipOutbox, .lastWriterWins:
             break
         }
         return page
     }
 
     func apply(account: String, clientID: String?, mutations: [SyncMutation]) throws -> [SyncMutationResult] {
-        try base.apply(account: account, clientID: clientID, mutations: mutations)
+        guard mode == .lastWriterWins else {
+            return try base.apply(account: account, clientID: clientID, mutations: mutations)
+        }
+        // No base version: the store writes over whatever it holds, as for an administrative load.
+        let unchecked = mutations.map { mutation in
+            var mutation = mutation
+            mutation.baseVersion = nil
+            return mutation
+        }
+        return try base.apply(account: account, clientID: clientID, mutations: unchecked)
     }
 
     func purgeTombstones(through version: Int64) throws -> (purged: Int, floor: Int64) {

@@ -9,6 +9,9 @@ enum SyncBreak: String, Sendable, CaseIterable {
     /// The server serves a change only after a newer one moved the cursor past it, as a store
     /// that numbers changes when a transaction starts, not when it commits, would.
     case cursorOrder = "cursor-order"
+    /// The server applies every upload whatever its base version: the last writer wins, and
+    /// a stale update silently overwrites a newer one.
+    case lastWriterWins = "last-writer-wins"
 
     /// Whether the server child implements it (the others are a device's).
     var isServerSide: Bool { self != .skipOutbox }

@@ -14,6 +14,9 @@ struct SyncCheck: Sendable {
     /// Rows holding a change the server never applied, or a change older than a delete of
     /// their key that the server applied (a deleted row brought back).
     private(set) var unexpected = 0
+    /// Updates the server applied over a newer change than the one they replaced on their
+    /// device: a stale update that should have been a conflict silently overwrote a newer one.
+    private(set) var overwritten = 0
     /// Devices whose `TableVersion.Version` differs from the version the server hands out.
     private(set) var cursorMismatches = 0
     private(set) var writes = 0
@@ -61,6 +64,29 @@ struct SyncCheck: Sendable {
         }
         for (account, rows) in server.rows.sorted(by: { $0.key < $1.key }) {
             checkRows(rows.mapValues(\.row), account: account, at: "the server", audit: audit, accountOf: accountOf)
+        }
+        checkOverwrites(audit)
+    }
+
+    /// An update that replaced a value the server had applied must come right after that value
+    /// in the key's history: anything between (another update, a delete) makes its base
+    /// version stale, and the server must answer a conflict. An update that replaced a value
+    /// the server never had (a local change superseded by a conflict, or merged in the outbox)
+    /// went up on the version its device learned since, and proves nothing either way.
+    private mutating func checkOverwrites(_ audit: SyncAudit) {
+        for (account, keys) in audit.history.sorted(by: { $0.key < $1.key }) {
+            for (id, changes) in keys.sorted(by: { $0.key < $1.key }) {
+                for (index, change) in changes.enumerated() {
+                    guard let previous = change.previous, audit.upserts[account]?[previous] != nil else { continue }
+                    let before = index > 0 ? changes[index - 1].value : nil
+                    if before != previous {
+                        overwritten += 1
+                        note(
+                            "the server applied \(change.value ?? "a delete") over \(before ?? "a delete") of \(id), "
+                                + "though its device had replaced \(previous)")
+                    }
+                }
+            }
         }
     }
 

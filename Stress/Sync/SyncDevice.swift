@@ -18,9 +18,11 @@ final class SyncDevice: Sendable {
     /// `--break skip-outbox`: writes with the outbox triggers quiet.
     let skipsOutbox: Bool
 
-    /// The synced table, as the server declares it.
+    /// The synced table, as the server declares it. `prev` is the value an update replaced on
+    /// this device, so the checks can tell an update the server applied over a newer value.
     static let table = "item"
-    static let schema = "CREATE TABLE item(id TEXT PRIMARY KEY NOT NULL, origin TEXT NOT NULL, val TEXT NOT NULL)"
+    static let schema =
+        "CREATE TABLE item(id TEXT PRIMARY KEY NOT NULL, origin TEXT NOT NULL, val TEXT NOT NULL, prev TEXT)"
 
     init(name: String, account: String, token: String, directory: URL, server: SyncServerProcess, skipsOutbox: Bool)
         throws
@@ -70,7 +72,7 @@ final class SyncDevice: Sendable {
                 try db.execute(
                     sql: "INSERT INTO item(id, origin, val) VALUES (?, ?, ?)", arguments: [key, name, value])
             case .update:
-                try db.execute(sql: "UPDATE item SET val = ? WHERE id = ?", arguments: [value, key])
+                try db.execute(sql: "UPDATE item SET prev = val, val = ? WHERE id = ?", arguments: [value, key])
             case .delete:
                 try db.execute(sql: "DELETE FROM item WHERE id = ?", arguments: [key])
             }

@@ -23,6 +23,7 @@ struct SyncReportBuilder {
         report.metrics.diverged = check.diverged
         report.metrics.leaked = check.leaked
         report.metrics.cursorMismatches = check.cursorMismatches
+        report.metrics.overwritten = check.overwritten
         report.metrics.conflicts = check.conflicts
         report.metrics.rejected = timeline.rejected
         report.metrics.kills = timeline.childKills.count
@@ -61,6 +62,9 @@ struct SyncReportBuilder {
         report.check(
             "no row the server never had, no deleted row brought back", check.unexpected == 0,
             "\(check.unexpected) unexpected")
+        report.check(
+            "no stale update silently overwrote a newer change", check.overwritten == 0,
+            "\(check.overwritten) overwritten")
         report.check(
             "every TableVersion cursor equals the server's version", check.cursorMismatches == 0,
             "\(check.cursorMismatches) devices differ")

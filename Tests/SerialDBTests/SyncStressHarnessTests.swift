@@ -16,7 +16,8 @@ import Testing
         let scenario = try #require(run.scenario, "\(run.output)")
         #expect(scenario["scenario"] as? String == "sync")
         #expect(scenario["ok"] as? Bool == true)
-        for invariant in ["diverged", "lost", "leaked", "duplicated", "unexpected", "cursor_mismatches"] {
+        for invariant in ["diverged", "lost", "leaked", "duplicated", "unexpected", "overwritten", "cursor_mismatches"]
+        {
             #expect(scenario[invariant] as? Int == 0, "\(invariant): \(run.output)")
         }
         #expect((scenario["writes_acknowledged"] as? Int ?? 0) > 0)
@@ -48,6 +49,13 @@ import Testing
         #expect(run.status == 1, "\(run.output)")
         let scenario = try #require(run.scenario, "\(run.output)")
         #expect((scenario["diverged"] as? Int ?? 0) > 0, "\(run.output)")
+    }
+
+    @Test func aServerThatLetsTheLastWriterWinFailsTheRunWithSilentlyOverwrittenChanges() throws {
+        let run = try SyncStressRun(Self.smallProfile + ["--break", "last-writer-wins"])
+        #expect(run.status == 1, "\(run.output)")
+        let scenario = try #require(run.scenario, "\(run.output)")
+        #expect((scenario["overwritten"] as? Int ?? 0) > 0, "\(run.output)")
     }
 
     @Test func aPostgresStoreIsRefusedAsNotAvailableInThisBuild() throws {
