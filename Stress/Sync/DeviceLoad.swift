@@ -58,6 +58,9 @@ struct DeviceLoad: Sendable {
                 } else if !outcome.killed {
                     timeline.syncFailed()
                 }
+                if let failure = outcome.failure {
+                    timeline.error("\(device.name): a sync in a child process \(failure)")
+                }
             } catch {
                 timeline.error("\(device.name): cannot run a sync child: \(error)")
             }

@@ -8,7 +8,8 @@ import SerialDBSync
 /// Standard output: `conflict ID` for each conflict, printed by the resolver inside the
 /// transaction that settles it (before that transaction commits, so a conflict the kill rolled
 /// back is reported twice, never not at all: its seq is sent again and answered the same way),
-/// then `synced` or `failed MESSAGE`.
+/// then `synced`, `server down` (a network error: the server was killed), or `failed MESSAGE`
+/// for any other error.
 enum SyncChild {
     static let subcommand = "sync-child"
 
@@ -39,6 +40,7 @@ enum SyncChild {
             let outcome = SyncDevice.blockingSync(client)
             switch outcome {
             case .success: Console.line("synced")
+            case .failure(let error) where SyncError.Code.network ~= error: Console.line("server down")
             case .failure(let error): Console.line("failed \(error)".replacingOccurrences(of: "\n", with: " "))
             }
             try queue.close()

@@ -2,13 +2,14 @@ import Foundation
 import HarnessSupport
 
 /// One sync of a device run in a child process (``SyncChild``), SIGKILLed after `killAfter`
-/// seconds when given. The conflicts it prints go into the device's ledger as they arrive.
+/// seconds when given. The conflicts it prints go into the device's ledger as they arrive; a
+/// failure other than the server being down comes back as its line.
 enum SyncChildRun {
     /// Runs the child to its end or its kill; returns whether it finished its sync and
     /// whether the kill ended it.
     static func run(
         _ device: SyncDevice, url: URL, executable: URL, killAfter: Double?
-    ) throws -> (synced: Bool, killed: Bool) {
+    ) throws -> (synced: Bool, killed: Bool, failure: String?) {
         let process = Process()
         let output = Pipe()
         process.executableURL = executable
@@ -20,6 +21,7 @@ enum SyncChildRun {
         let reader = output.fileHandleForReading
         let ended = DispatchSemaphore(value: 0)
         let synced = Locked(false)
+        let failure = Locked<String?>(nil)
         Thread {
             var pending = Data()
             while true {
@@ -35,6 +37,8 @@ enum SyncChildRun {
                         device.ledger.withLock { $0.recordConflict(key: key) }
                     } else if line == "synced" {
                         synced.withLock { $0 = true }
+                    } else if line.hasPrefix("failed ") {
+                        failure.withLock { $0 = String(line) }
                     }
                 }
                 pending = Data(pending[(lastNewline + 1)...])
@@ -52,6 +56,6 @@ enum SyncChildRun {
         process.waitUntilExit()
         ended.wait()
         killed = killed && process.terminationReason == .uncaughtSignal
-        return (synced.withLock { $0 }, killed)
+        return (synced.withLock { $0 }, killed, failure.withLock { $0 })
     }
 }

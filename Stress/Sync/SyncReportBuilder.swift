@@ -1,6 +1,7 @@
 /// The sync scenario's report: figures, invariants and the latency chart.
 struct SyncReportBuilder {
     let settings: ScenarioSettings
+    let accounts: Int
     let timeline: SyncTimeline.Content
     let check: SyncCheck
     let final: FinalSyncs
@@ -19,7 +20,7 @@ struct SyncReportBuilder {
         report.metrics.errors = timeline.errors
         report.metrics.loadMs = Statistics.rounded(loadSeconds * 1000)
         report.metrics.devices = settings.devices
-        report.metrics.accounts = SyncScenario.accounts.count
+        report.metrics.accounts = accounts
         report.metrics.diverged = check.diverged
         report.metrics.leaked = check.leaked
         report.metrics.cursorMismatches = check.cursorMismatches
@@ -36,7 +37,7 @@ struct SyncReportBuilder {
 
         let inChildren = timeline.syncs.filter(\.inChild).count
         report.figures += [
-            "\(settings.devices) devices over \(SyncScenario.accounts.count) accounts for "
+            "\(settings.devices) devices over \(accounts) accounts for "
                 + String(format: "%.1f s", loadSeconds) + (settings.syncBreak.map { "; broken: \($0.rawValue)" } ?? ""),
             "\(check.writes) local changes, \(check.conflicts) conflicts reported, \(timeline.rejected) rejected",
             "\(timeline.syncs.count) syncs completed (\(inChildren) in child processes), \(timeline.failedSyncs) failed "
@@ -80,7 +81,7 @@ struct SyncReportBuilder {
             LatencyChart.Marker(time: $0, label: "sync child killed", color: "#9a9a9a")
         }
         report.chart = LatencyChart(
-            title: "SerialDB sync latency: \(settings.devices) devices, \(SyncScenario.accounts.count) accounts, "
+            title: "SerialDB sync latency: \(settings.devices) devices, \(accounts) accounts, "
                 + "server restarts and killed syncs (seed \(settings.seed))",
             points: timeline.syncs.map {
                 LatencyChart.Point(time: $0.time, latencyMs: $0.latencyMs, heldByUpgrade: $0.inChild)

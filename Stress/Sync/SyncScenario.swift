@@ -10,7 +10,13 @@ import SerialDBSyncServer
 struct SyncScenario {
     let settings: ScenarioSettings
 
-    static let accounts = ["alice", "bob", "carol"]
+    /// Account ids: a name and this run's id, so that a store that outlives the run (a
+    /// PostgreSQL database) never mixes the rows of two runs. The seed's choices do not
+    /// depend on them.
+    let accounts: [String] = {
+        let run = UUID().uuidString.prefix(8).lowercased()
+        return ["alice", "bob", "carol"].map { "\($0)-\(run)" }
+    }()
     /// The final syncs go round the devices until a round moves nothing; more rounds than this
     /// means they do not settle.
     static let maximumFinalRounds = 20
@@ -37,7 +43,7 @@ struct SyncScenario {
 
         progress.update("opening \(settings.devices) devices")
         let devices = try (0..<settings.devices).map { index in
-            let account = Self.accounts[index % Self.accounts.count]
+            let account = accounts[index % accounts.count]
             return try SyncDevice(
                 name: "d\(index)", account: account, token: "t-\(account)",
                 directory: directory.url.appendingPathComponent("device-\(index)"), server: server,
@@ -92,12 +98,13 @@ struct SyncScenario {
         // check-update would hand out. Reading after the stop means nothing changes meanwhile.
         progress.update("checking")
         server.kill()
-        let serverState = try ServerState.read(from: store, accounts: Self.accounts)
+        let serverState = try ServerState.read(from: store, accounts: accounts)
         let audit = try SyncAudit(path: auditPath)
         let snapshots = try devices.map { try $0.snapshot() }
         let check = SyncCheck(server: serverState, audit: audit, devices: snapshots)
         return SyncReportBuilder(
-            settings: settings, timeline: timeline.snapshot, check: check, final: final, loadSeconds: loadSeconds
+            settings: settings, accounts: accounts.count, timeline: timeline.snapshot, check: check, final: final,
+            loadSeconds: loadSeconds
         ).report()
     }
 
@@ -133,7 +140,7 @@ struct SyncScenario {
             "tables": [
                 ["name": SyncDevice.table, "scope": "account", "struct_version": 1, "schema": SyncDevice.schema]
             ],
-            "tokens": Self.accounts.map { ["token": "t-\($0)", "account": $0] },
+            "tokens": accounts.map { ["token": "t-\($0)", "account": $0] },
         ]
         try JSONSerialization.data(withJSONObject: configuration).write(to: URL(fileURLWithPath: path))
     }
