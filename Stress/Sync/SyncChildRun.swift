@@ -5,8 +5,8 @@ import HarnessSupport
 /// seconds when given. The conflicts it prints go into the device's ledger as they arrive; a
 /// failure other than the server being down comes back as its line.
 enum SyncChildRun {
-    /// Runs the child to its end or its kill; returns whether it finished its sync and
-    /// whether the kill ended it.
+    /// Runs the child to its end or its kill; returns whether it finished its sync, whether
+    /// our kill ended it, and what went wrong otherwise (a `failed` line, a crash).
     static func run(
         _ device: SyncDevice, url: URL, executable: URL, killAfter: Double?
     ) throws -> (synced: Bool, killed: Bool, failure: String?) {
@@ -55,7 +55,11 @@ enum SyncChildRun {
         }
         process.waitUntilExit()
         ended.wait()
-        killed = killed && process.terminationReason == .uncaughtSignal
-        return (synced.withLock { $0 }, killed, failure.withLock { $0 })
+        let signalled = process.terminationReason == .uncaughtSignal
+        if signalled && !killed {
+            // Not our SIGKILL: the child crashed (a trap in the library, say).
+            failure.withLock { $0 = $0 ?? "crashed with signal \(process.terminationStatus)" }
+        }
+        return (synced.withLock { $0 }, killed && signalled, failure.withLock { $0 })
     }
 }
