@@ -52,7 +52,10 @@ import Testing
     }
 
     @Test func aServerThatLetsTheLastWriterWinFailsTheRunWithSilentlyOverwrittenChanges() throws {
-        let run = try SyncStressRun(Self.smallProfile + ["--break", "last-writer-wins"])
+        // An overwrite needs two devices of an account updating one row between their syncs:
+        // three devices per account and a second more make a few of them certain.
+        let run = try SyncStressRun(
+            ["sync", "--devices", "9", "--duration", "3", "--seed", "20261130", "--break", "last-writer-wins"])
         #expect(run.status == 1, "\(run.output)")
         let scenario = try #require(run.scenario, "\(run.output)")
         #expect((scenario["overwritten"] as? Int ?? 0) > 0, "\(run.output)")
