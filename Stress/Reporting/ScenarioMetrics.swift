@@ -54,6 +54,8 @@ struct ScenarioMetrics: Codable, Sendable {
     var overwritten: Int?
     var conflicts: Int?
     var rejected: Int?
+    /// Sync children killed before their sync finished (of `kills`).
+    var killsMidSync: Int?
     var serverRestarts: Int?
     /// Syncs that completed during the load, in the harness and in child processes.
     var syncRounds: Int?

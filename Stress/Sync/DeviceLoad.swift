@@ -52,7 +52,7 @@ struct DeviceLoad: Sendable {
             }
             do {
                 let outcome = try SyncChildRun.run(device, url: url, executable: executable, killAfter: killAfter)
-                if outcome.killed { timeline.childKilled(at: clock.now) }
+                if outcome.killed { timeline.childKilled(at: clock.now, midSync: !outcome.synced) }
                 if outcome.synced {
                     timeline.synced(at: start, seconds: clock.now - start, inChild: true)
                 } else if !outcome.killed {

@@ -5,7 +5,8 @@ import SerialDBSync
 /// One sync of a device's database in a child process (hidden subcommand `sync-child`), which
 /// the parent may SIGKILL in the middle of it, as an app killed while syncing.
 ///
-/// Standard output: `conflict ID` for each conflict, printed by the resolver inside the
+/// Standard output: `syncing` when the database is open and the sync starts, `conflict ID` for
+/// each conflict, printed by the resolver inside the
 /// transaction that settles it (before that transaction commits, so a conflict the kill rolled
 /// back is reported twice, never not at all: its seq is sent again and answered the same way),
 /// then `synced`, `server down` (a network error: the server was killed), or `failed MESSAGE`
@@ -37,6 +38,7 @@ enum SyncChild {
                     Console.line("conflict \(SyncDevice.keyText(conflict.key))")
                     return .keepServer
                 })
+            Console.line("syncing")
             let outcome = SyncDevice.blockingSync(client)
             switch outcome {
             case .success: Console.line("synced")

@@ -20,6 +20,7 @@ enum SyncChildRun {
         try? output.fileHandleForWriting.close()
         let reader = output.fileHandleForReading
         let ended = DispatchSemaphore(value: 0)
+        let syncing = DispatchSemaphore(value: 0)
         let synced = Locked(false)
         let failure = Locked<String?>(nil)
         Thread {
@@ -35,6 +36,8 @@ enum SyncChildRun {
                     if line.hasPrefix("conflict ") {
                         let key = String(line.dropFirst("conflict ".count))
                         device.ledger.withLock { $0.recordConflict(key: key) }
+                    } else if line == "syncing" {
+                        syncing.signal()
                     } else if line == "synced" {
                         synced.withLock { $0 = true }
                     } else if line.hasPrefix("failed ") {
@@ -43,10 +46,14 @@ enum SyncChildRun {
                 }
                 pending = Data(pending[(lastNewline + 1)...])
             }
+            syncing.signal()
             ended.signal()
         }.start()
         var killed = false
         if let killAfter {
+            // Counted from the start of the sync, not of the process: the kill lands in the
+            // sync, not in the start-up. A child that ends before it says so is not waited for.
+            _ = syncing.wait(timeout: .now() + 10)
             Thread.sleep(forTimeInterval: killAfter)
             if process.isRunning {
                 kill(process.processIdentifier, SIGKILL)

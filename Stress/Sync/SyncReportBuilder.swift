@@ -28,6 +28,7 @@ struct SyncReportBuilder {
         report.metrics.conflicts = check.conflicts
         report.metrics.rejected = timeline.rejected
         report.metrics.kills = timeline.childKills.count
+        report.metrics.killsMidSync = timeline.killsMidSync
         report.metrics.serverRestarts = timeline.serverKills.count
         report.metrics.syncRounds = timeline.syncs.count
         report.metrics.syncsFailed = timeline.failedSyncs
@@ -41,7 +42,8 @@ struct SyncReportBuilder {
                 + String(format: "%.1f s", loadSeconds) + (settings.syncBreak.map { "; broken: \($0.rawValue)" } ?? ""),
             "\(check.writes) local changes, \(check.conflicts) conflicts reported, \(timeline.rejected) rejected",
             "\(timeline.syncs.count) syncs completed (\(inChildren) in child processes), \(timeline.failedSyncs) failed "
-                + "while the server was down; \(timeline.childKills.count) sync children killed with SIGKILL; "
+                + "while the server was down; \(timeline.childKills.count) sync children killed with SIGKILL "
+                + "(\(timeline.killsMidSync) before their sync finished); "
                 + "server killed and restarted \(timeline.serverKills.count) times",
             "sync latency p50 \(metrics.p50.map { "\($0) ms" } ?? "-"), p99 \(metrics.p99.map { "\($0) ms" } ?? "-"); "
                 + "final quiet syncs: \(final.rounds) rounds",

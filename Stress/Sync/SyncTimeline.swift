@@ -14,6 +14,8 @@ final class SyncTimeline: Sendable {
         var syncs: [Sync] = []
         var failedSyncs = 0
         var childKills: [Double] = []
+        /// Kills that landed before the child's sync finished.
+        var killsMidSync = 0
         var serverKills: [Double] = []
         var rejected = 0
         /// Failures that nothing in the scenario explains (a local write that threw, a
@@ -38,8 +40,11 @@ final class SyncTimeline: Sendable {
         content.withLock { $0.rejected += count }
     }
 
-    func childKilled(at time: Double) {
-        content.withLock { $0.childKills.append(time) }
+    func childKilled(at time: Double, midSync: Bool) {
+        content.withLock { content in
+            content.childKills.append(time)
+            if midSync { content.killsMidSync += 1 }
+        }
     }
 
     func serverKilled(at time: Double) {
