@@ -5,12 +5,11 @@ import SerialDBSync
 /// One sync of a device's database in a child process (hidden subcommand `sync-child`), which
 /// the parent may SIGKILL in the middle of it, as an app killed while syncing.
 ///
-/// Standard output: `syncing` when the database is open and the sync starts, `conflict ID` for
-/// each conflict, printed by the resolver inside the
-/// transaction that settles it (before that transaction commits, so a conflict the kill rolled
-/// back is reported twice, never not at all: its seq is sent again and answered the same way),
-/// then `synced`, `server down` (a network error: the server was killed), or `failed MESSAGE`
-/// for any other error.
+/// Standard output: `syncing` when the database is open and the sync starts; `conflict ID` for
+/// each conflict, printed by the resolver inside the transaction that settles it (before that
+/// transaction commits, so a conflict the kill rolled back is reported twice, never not at all:
+/// its seq is sent again and answered the same way); then `synced`, `server down` (a network
+/// error: the server was killed), or `failed MESSAGE` for any other error.
 enum SyncChild {
     static let subcommand = "sync-child"
 
