@@ -14,13 +14,15 @@ struct DeviceLoad: Sendable {
     let timeline: SyncTimeline
     let clock: RunClock
 
-    /// Acts until `end` on the run's clock, and at least `minimumActions` times: a starved
-    /// machine makes a slower run, not one too short to find anything.
-    func run(until end: Double, minimumActions: Int) {
+    /// Acts until `end` on the run's clock, at least `minimumActions` times, and until
+    /// `minimumSyncs` syncs completed (for a minute more at most): a starved machine makes a
+    /// slower run, not one too short to find anything.
+    func run(until end: Double, minimumActions: Int, minimumSyncs: Int) {
         var random = SeededRandom(seed: seed, stream: 0x5_9000 + UInt64(index))
         var offlineUntil = 0.0
         var actions = 0
-        while clock.now < end || actions < minimumActions {
+        var synced = 0
+        while clock.now < end || actions < minimumActions || (synced < minimumSyncs && clock.now < end + 60) {
             actions += 1
             let roll = Double.random(in: 0..<1, using: &random)
             if roll < 0.55 {
@@ -33,8 +35,8 @@ struct DeviceLoad: Sendable {
                 let inChild = Double.random(in: 0..<1, using: &random) < 0.25
                 let killAfter =
                     Double.random(in: 0..<1, using: &random) < 0.7 ? Double.random(in: 0..<0.08, using: &random) : nil
-                if clock.now >= offlineUntil {
-                    sync(inChild: inChild, killAfter: killAfter)
+                if clock.now >= offlineUntil, sync(inChild: inChild, killAfter: killAfter) {
+                    synced += 1
                 }
             } else if roll < 0.88 {
                 offlineUntil = clock.now + Double.random(in: 0.2..<1.0, using: &random)
@@ -43,12 +45,13 @@ struct DeviceLoad: Sendable {
         }
     }
 
-    private func sync(inChild: Bool, killAfter: Double?) {
+    /// Syncs once; returns whether the sync completed.
+    private func sync(inChild: Bool, killAfter: Double?) -> Bool {
         let start = clock.now
         if inChild {
             guard let url = server.url else {
                 timeline.syncFailed()
-                return
+                return false
             }
             do {
                 let outcome = try SyncChildRun.run(device, url: url, executable: executable, killAfter: killAfter)
@@ -61,14 +64,17 @@ struct DeviceLoad: Sendable {
                 if let failure = outcome.failure {
                     timeline.error("\(device.name): a sync in a child process \(failure)")
                 }
+                return outcome.synced
             } catch {
                 timeline.error("\(device.name): cannot run a sync child: \(error)")
+                return false
             }
         } else {
             switch device.sync() {
             case .success(let report):
                 timeline.synced(at: start, seconds: clock.now - start, inChild: false)
                 timeline.rejected(report.rejected.count)
+                return true
             case .failure(let error):
                 // The server was down or killed mid-request: expected here, and the final syncs
                 // must then settle everything. Any other failure is a finding.
@@ -76,6 +82,7 @@ struct DeviceLoad: Sendable {
                 if !(SyncError.Code.network ~= error) {
                     timeline.error("\(device.name): a sync failed: \(error)")
                 }
+                return false
             }
         }
     }

@@ -53,7 +53,7 @@ final class SyncDevice: Sendable {
         // Half the updates and deletes go to the first few rows, which every device of the
         // account holds once synced: two devices then often change one row, and conflicts are
         // common, not rare.
-        let hot = Bool.random(using: &random) ? min(ids.count, 6) : ids.count
+        let hot = Bool.random(using: &random) ? min(ids.count, 3) : ids.count
         let picked = ids.isEmpty ? nil : ids[Int.random(in: 0..<hot, using: &random)]
         let seq = ledger.withLock { $0.lastSeq + 1 }
         let value = "\(name)-\(seq)"

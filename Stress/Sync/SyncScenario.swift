@@ -22,6 +22,8 @@ struct SyncScenario {
     static let maximumFinalRounds = 20
     /// Each device acts at least this often, however long it takes.
     static let minimumActions = 60
+    /// And completes at least this many syncs (unless the server stays unreachable).
+    static let minimumSyncs = 5
 
     func run() throws -> ScenarioReport {
         let directory = try ScratchDirectory(prefix: "serialdb-stress-sync")
@@ -69,7 +71,7 @@ struct SyncScenario {
                 timeline: timeline, clock: clock)
             threads.append(
                 Thread {
-                    load.run(until: end, minimumActions: Self.minimumActions)
+                    load.run(until: end, minimumActions: Self.minimumActions, minimumSyncs: Self.minimumSyncs)
                     devicesRunning.withLock { $0 -= 1 }
                     finished.signal()
                 })
