@@ -40,7 +40,9 @@ let package = Package(
         .target(name: "SerialDBSyncServer", dependencies: ["SerialDB", "SerialDBSyncWire", "CMicroHTTPD"]),
         .executableTarget(name: "serialdb-sync-server", dependencies: ["SerialDBSyncServer"]),
         .executableTarget(
-            name: "stress", dependencies: ["SerialDB", "CSQLiteShims", "HarnessSupport"], path: "Stress"),
+            name: "stress",
+            dependencies: ["SerialDB", "CSQLiteShims", "HarnessSupport", "SerialDBSync", "SerialDBSyncServer"],
+            path: "Stress"),
         .executableTarget(
             name: "bench",
             dependencies: [

@@ -10,6 +10,12 @@ struct ScenarioSettings: Sendable {
     var brokenWriter: BrokenWriterMode?
     /// Writers write through a `DatabasePool`, with reader threads beside them (migrate-under-load).
     var usesPool = false
+    /// Devices of the sync scenario, spread over its three accounts.
+    var devices = 8
+    /// The sync server's store: PostgreSQL at this URL instead of the embedded SQLite file.
+    var postgresURL: String?
+    /// A deliberately broken client or server, to show the sync checks can fail.
+    var syncBreak: SyncBreak?
 
     /// Thread writers plus task writers: the size of the seed-row partition.
     var writerCount: Int { writers + tasks }
@@ -20,4 +26,5 @@ enum ScenarioName: String, CaseIterable, Sendable {
     case migrateUnderLoad = "migrate-under-load"
     case crash
     case faults
+    case sync
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HarnessSupport
 
 /// The stress harness: runs SerialDB's schema upgrade under concurrent writes, under SIGKILL and
 /// under injected I/O faults, and checks that every acknowledged write survives exactly once.
@@ -7,8 +8,11 @@ import Foundation
 struct Stress {
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
-        if arguments.first == CrashChild.subcommand {
-            exit(CrashChild.run(Array(arguments.dropFirst())))
+        switch arguments.first {
+        case CrashChild.subcommand: exit(CrashChild.run(Array(arguments.dropFirst())))
+        case SyncServerChild.subcommand: exit(SyncServerChild.run(Array(arguments.dropFirst())))
+        case SyncChild.subcommand: exit(SyncChild.run(Array(arguments.dropFirst())))
+        default: break
         }
         let options: StressOptions
         do {
@@ -20,6 +24,18 @@ struct Stress {
         if options.showsHelp {
             Console.line(StressOptions.usage)
             exit(0)
+        }
+        if options.scenarios.contains(.sync), let url = options.postgresURL {
+            do {
+                // A store this build cannot open is a bad command line, refused before anything runs.
+                try SyncStoreLocation.postgres(url).open().close()
+            } catch let error as UsageError {
+                Console.error("stress: \(error)\n\n\(StressOptions.usage)")
+                exit(2)
+            } catch {
+                Console.error("stress: the sync server's store cannot be opened: \(error)")
+                exit(1)
+            }
         }
         let rerun = (["stress"] + arguments + (options.seedWasGiven ? [] : ["--seed", "\(options.seed)"]))
             .joined(separator: " ")
@@ -62,6 +78,7 @@ struct Stress {
             case .migrateUnderLoad: return try MigrateUnderLoadScenario(settings: settings).run()
             case .crash: return try CrashScenario(settings: settings).run()
             case .faults: return try FaultScenario(settings: settings).run()
+            case .sync: return try SyncScenario(settings: settings).run()
             }
         } catch {
             var report = ScenarioReport(scenario: scenario)

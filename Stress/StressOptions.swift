@@ -16,6 +16,9 @@ struct StressOptions: Sendable {
     var svgPath: String?
     var brokenWriter: BrokenWriterMode?
     var usesPool = false
+    var devices: Int?
+    var postgresURL: String?
+    var syncBreak: SyncBreak?
     var showsHelp = false
 
     /// Parses the arguments after the program name.
@@ -43,6 +46,15 @@ struct StressOptions: Sendable {
             case "--tasks": options.tasks = try count(minimum: 0)
             case "--kills": options.kills = try count(minimum: 1)
             case "--max-faults": options.maxFaults = try count(minimum: 1)
+            case "--devices": options.devices = try count(minimum: 3)
+            case "--postgres": options.postgresURL = try value()
+            case "--break":
+                let text = try value()
+                guard let mode = SyncBreak(rawValue: text) else {
+                    let modes = SyncBreak.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw UsageError("--break needs one of \(modes), not \"\(text)\"")
+                }
+                options.syncBreak = mode
             case "--duration":
                 let text = try value()
                 guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
@@ -84,8 +96,10 @@ struct StressOptions: Sendable {
                 }
             }
         }
-        if options.svgPath != nil && !options.scenarios.contains(.migrateUnderLoad) {
-            throw UsageError("--svg draws the migrate-under-load scenario: run it (or all)")
+        if options.svgPath != nil && !options.scenarios.contains(.migrateUnderLoad)
+            && !options.scenarios.contains(.sync)
+        {
+            throw UsageError("--svg draws the migrate-under-load or the sync scenario: run one of them (or all)")
         }
         return options
     }
@@ -97,15 +111,18 @@ struct StressOptions: Sendable {
         case .migrateUnderLoad: defaultRows = quick ? 20_000 : 200_000
         case .crash: defaultRows = quick ? 10_000 : 50_000
         case .faults: defaultRows = quick ? 5_000 : 20_000
+        case .sync: defaultRows = 0
         }
+        let defaultDuration = scenario == .sync ? (quick ? 4.0 : 20.0) : (quick ? 2.0 : 10.0)
         return ScenarioSettings(
             rows: rows ?? defaultRows,
             writers: writers ?? (quick ? 4 : 8),
             tasks: tasks ?? 2,
-            duration: duration ?? (quick ? 2 : 10),
+            duration: duration ?? defaultDuration,
             kills: kills ?? (quick ? 20 : 50),
             maxFaults: maxFaults ?? (quick ? 24 : 40),
             seed: seed,
-            brokenWriter: brokenWriter, usesPool: usesPool)
+            brokenWriter: brokenWriter, usesPool: usesPool, devices: devices ?? (quick ? 6 : 8),
+            postgresURL: postgresURL, syncBreak: syncBreak)
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
 
-/// Write latency over time as a hand-written SVG scatter plot: one dot per write (sampled when
-/// there are many; the writes held by the upgrade are always drawn), a logarithmic latency axis,
-/// and the upgrade's window shaded.
+/// Latency over time as a hand-written SVG scatter plot: one dot per write or sync (sampled
+/// when there are many; the highlighted ones, such as writes held by the upgrade, are always
+/// drawn), a logarithmic latency axis, the upgrade's window shaded, and events (kills,
+/// restarts) marked by vertical lines.
 struct LatencyChart: Sendable {
     struct Point: Sendable {
         /// Seconds since the load started, when the write was submitted.
@@ -14,9 +15,24 @@ struct LatencyChart: Sendable {
 
     let title: String
     let points: [Point]
-    /// Seconds since the load started.
-    let upgradeStart: Double
-    let upgradeEnd: Double
+    /// Seconds since the load started; no shading when `nil`.
+    var upgradeStart: Double?
+    var upgradeEnd: Double?
+    /// Events drawn as vertical lines.
+    var markers: [Marker] = []
+    /// What a point measures, for the axis and the legend.
+    var measure = "write"
+    /// The legend of the highlighted points.
+    var highlightLabel = "write submitted during the upgrade"
+
+    /// An event at one moment, drawn as a vertical line in its colour.
+    struct Marker: Sendable {
+        /// Seconds since the load started.
+        let time: Double
+        /// The legend's label, one entry per distinct label.
+        let label: String
+        let color: String
+    }
 
     private static let width = 960.0
     private static let height = 470.0
@@ -27,7 +43,7 @@ struct LatencyChart: Sendable {
     private static let maximumPoints = 8_000
 
     func render() -> String {
-        let timeMax = max(points.map(\.time).max() ?? 1, upgradeEnd, 0.001)
+        let timeMax = max(points.map(\.time).max() ?? 1, upgradeEnd ?? 0, markers.map(\.time).max() ?? 0, 0.001)
         let latencies = points.map(\.latencyMs).filter { $0 > 0 }
         let lowDecade = max(-3, Int(floor(log10(latencies.min() ?? 0.01))))
         let highDecade = max(lowDecade + 1, Int(ceil(log10(latencies.max() ?? 1))))
@@ -46,11 +62,16 @@ struct LatencyChart: Sendable {
 
             """
         // The upgrade window, under everything else.
-        let shadeStart = x(upgradeStart)
-        let shadeWidth = max(x(upgradeEnd) - shadeStart, 1)
-        svg += rect(shadeStart, Self.top, shadeWidth, Self.bottom - Self.top, fill: "#f6c667", opacity: 0.45)
-        let upgradeLabel = "upgrade \(Statistics.milliseconds(upgradeEnd - upgradeStart)) ms"
-        svg += text(shadeStart + 4, Self.top + 14, upgradeLabel, fill: "#8a5a00")
+        if let upgradeStart, let upgradeEnd {
+            let shadeStart = x(upgradeStart)
+            let shadeWidth = max(x(upgradeEnd) - shadeStart, 1)
+            svg += rect(shadeStart, Self.top, shadeWidth, Self.bottom - Self.top, fill: "#f6c667", opacity: 0.45)
+            let upgradeLabel = "upgrade \(Statistics.milliseconds(upgradeEnd - upgradeStart)) ms"
+            svg += text(shadeStart + 4, Self.top + 14, upgradeLabel, fill: "#8a5a00")
+        }
+        for marker in markers {
+            svg += line(x(marker.time), Self.top, x(marker.time), Self.bottom, stroke: marker.color)
+        }
         // Axes and grid: one line per decade of latency, about ten time ticks.
         for decade in lowDecade...highDecade {
             let value = pow(10, Double(decade))
@@ -66,7 +87,7 @@ struct LatencyChart: Sendable {
         svg += line(Self.left, Self.top, Self.left, Self.bottom, stroke: "#333333")
         svg += text((Self.left + Self.right) / 2, Self.bottom + 40, "time since the load started", anchor: "middle")
         svg += "<text transform=\"translate(18 \((Self.top + Self.bottom) / 2)) rotate(-90)\" "
-        svg += "text-anchor=\"middle\">write latency (log scale)</text>\n"
+        svg += "text-anchor=\"middle\">\(escaped(measure)) latency (log scale)</text>\n"
         // The dots: every held write, and an even sample of the others.
         let held = points.filter(\.heldByUpgrade)
         let others = points.filter { !$0.heldByUpgrade }
@@ -81,11 +102,21 @@ struct LatencyChart: Sendable {
         let legendY = Self.height - 12
         svg += dot(Self.left, legendY - 4, fill: "#3b6ea8")
         let sampled = stride > 1 ? " (1 in \(stride) drawn)" : ""
-        svg += text(Self.left + 8, legendY, "write\(sampled)")
+        svg += text(Self.left + 8, legendY, "\(measure)\(sampled)")
         svg += dot(Self.left + 220, legendY - 4, fill: "#d1495b", radius: 3)
-        svg += text(Self.left + 228, legendY, "write submitted during the upgrade (\(held.count))")
-        svg += rect(Self.left + 560, legendY - 10, 14, 10, fill: "#f6c667", opacity: 0.45)
-        svg += text(Self.left + 580, legendY, "upgrade window")
+        svg += text(Self.left + 228, legendY, "\(highlightLabel) (\(held.count))")
+        var legendX = Self.left + 560
+        if upgradeStart != nil {
+            svg += rect(legendX, legendY - 10, 14, 10, fill: "#f6c667", opacity: 0.45)
+            svg += text(legendX + 20, legendY, "upgrade window")
+            legendX += 130
+        }
+        var labelled = Set<String>()
+        for marker in markers where labelled.insert(marker.label).inserted {
+            svg += line(legendX, legendY - 10, legendX, legendY, stroke: marker.color)
+            svg += text(legendX + 6, legendY, marker.label)
+            legendX += 150
+        }
         return svg + "</svg>\n"
     }
 

@@ -44,6 +44,27 @@ struct ScenarioMetrics: Codable, Sendable {
     var poolReads: Int?
     var readsInconsistent: Int?
     var readsSawOldSchema: Int?
+    /// The sync scenario: devices and accounts, the invariants' counts beside `lost`,
+    /// `duplicated` and `unexpected`, what the run went through, and sync latency.
+    var devices: Int?
+    var accounts: Int?
+    var diverged: Int?
+    var leaked: Int?
+    var cursorMismatches: Int?
+    var overwritten: Int?
+    var conflicts: Int?
+    var rejected: Int?
+    /// Sync children killed before their sync finished (of `kills`).
+    var killsMidSync: Int?
+    var serverRestarts: Int?
+    /// Syncs that completed during the load, in the harness and in child processes.
+    var syncRounds: Int?
+    /// Syncs that failed during the load (server down or killed mid-request).
+    var syncsFailed: Int?
+    /// Rounds of the final quiet syncs, the last of which moved nothing.
+    var finalSyncRounds: Int?
+    var syncLatencyP50Ms: Double?
+    var syncLatencyP99Ms: Double?
 
     /// Copies the checker's counts.
     mutating func record(_ verification: Verification) {

@@ -1,0 +1,92 @@
+import Foundation
+import SerialDBTestSupport
+import Testing
+
+/// `stress sync` proves something only if it can fail: a plain run converges through killed
+/// syncs and server restarts, and each broken client or server (`--break`, built into the
+/// harness, never the library) makes the run fail with the count that names its damage.
+@Suite(.serialized) struct SyncStressHarnessTests {
+    /// Seconds, not minutes: two devices per account (so that one can miss what another did),
+    /// two seconds of load.
+    private static let smallProfile = ["sync", "--devices", "6", "--duration", "2", "--seed", "20261130"]
+
+    @Test func aQuickSyncRunConvergesWithNothingLostThroughKilledSyncsAndServerRestarts() throws {
+        let run = try SyncStressRun(["sync", "--quick", "--seed", "20261130"])
+        #expect(run.status == 0, "\(run.output)")
+        let scenario = try #require(run.scenario, "\(run.output)")
+        #expect(scenario["scenario"] as? String == "sync")
+        #expect(scenario["ok"] as? Bool == true)
+        for invariant in ["diverged", "lost", "leaked", "duplicated", "unexpected", "overwritten", "cursor_mismatches"]
+        {
+            #expect(scenario[invariant] as? Int == 0, "\(invariant): \(run.output)")
+        }
+        #expect((scenario["writes_acknowledged"] as? Int ?? 0) > 0)
+        #expect((scenario["sync_rounds"] as? Int ?? 0) > 0)
+        #expect((scenario["kills"] as? Int ?? 0) > 0)
+        #expect((scenario["server_restarts"] as? Int ?? 0) > 0)
+        #expect(scenario["sync_latency_p50_ms"] is Double)
+        #expect(scenario["sync_latency_p99_ms"] is Double)
+    }
+
+    @Test func aClientThatSkipsTheOutboxFailsTheRunWithLostChanges() throws {
+        let run = try SyncStressRun(Self.smallProfile + ["--break", "skip-outbox"])
+        #expect(run.status == 1, "\(run.output)")
+        let scenario = try #require(run.scenario, "\(run.output)")
+        #expect(scenario["ok"] as? Bool == false)
+        #expect((scenario["lost"] as? Int ?? 0) > 0, "\(run.output)")
+    }
+
+    @Test func aServerThatForgetsTombstonesFailsTheRunWithDeletedRowsBroughtBack() throws {
+        let run = try SyncStressRun(Self.smallProfile + ["--break", "forget-tombstones"])
+        #expect(run.status == 1, "\(run.output)")
+        let scenario = try #require(run.scenario, "\(run.output)")
+        #expect((scenario["diverged"] as? Int ?? 0) > 0, "\(run.output)")
+        #expect((scenario["unexpected"] as? Int ?? 0) > 0, "\(run.output)")
+    }
+
+    @Test func aServerThatHandsOutCursorsOutOfCommitOrderFailsTheRunWithDivergedDevices() throws {
+        let run = try SyncStressRun(Self.smallProfile + ["--break", "cursor-order"])
+        #expect(run.status == 1, "\(run.output)")
+        let scenario = try #require(run.scenario, "\(run.output)")
+        #expect((scenario["diverged"] as? Int ?? 0) > 0, "\(run.output)")
+    }
+
+    @Test func aServerThatLetsTheLastWriterWinFailsTheRunWithSilentlyOverwrittenChanges() throws {
+        // An overwrite needs two devices of an account updating one row between their syncs:
+        // four devices per account and a second more make several of them (7 to 18 in runs
+        // under ThreadSanitizer, more without).
+        let run = try SyncStressRun(
+            ["sync", "--devices", "12", "--duration", "3", "--seed", "20261130", "--break", "last-writer-wins"])
+        #expect(run.status == 1, "\(run.output)")
+        let scenario = try #require(run.scenario, "\(run.output)")
+        #expect((scenario["overwritten"] as? Int ?? 0) > 0, "\(run.output)")
+    }
+
+    @Test func aPostgresStoreIsRefusedAsNotAvailableInThisBuild() throws {
+        let run = try ToolRun("stress", ["sync", "--postgres", "postgresql://localhost/serialdb"])
+        #expect(run.status == 2)
+        #expect(run.errors.contains("not available in this build"), "\(run.errors)")
+        #expect(run.errors.contains("usage: stress"))
+    }
+}
+
+/// One run of the built `stress` executable and the sync scenario's record in its JSON report.
+private struct SyncStressRun {
+    let status: Int32
+    /// Standard output and error.
+    let output: String
+    let scenario: [String: Any]?
+
+    init(_ arguments: [String]) throws {
+        let directory = try TemporaryDirectory()
+        let report = directory.path("report.json")
+        // A run that hangs is killed: five minutes leaves room for ThreadSanitizer's slowdown.
+        let run = try ToolRun("stress", arguments + ["--json", report], seconds: 300)
+        status = run.status
+        output = run.output + run.errors
+        let root = FileManager.default.contents(atPath: report).flatMap {
+            try? JSONSerialization.jsonObject(with: $0) as? [String: Any]
+        }
+        scenario = (root?["scenarios"] as? [[String: Any]])?.first
+    }
+}
