@@ -34,12 +34,21 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]
         ),
-        .target(name: "SerialDBSyncServer", dependencies: ["SerialDB", "CMicroHTTPD"]),
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
+        .target(name: "SerialDBSyncServer", dependencies: ["SerialDB", "CMicroHTTPD", "CLibPQ"]),
+        // A throwaway PostgreSQL for the tests and the benchmark: a server URL from the
+        // environment or a cluster of its own, and a fresh database per use. Not part of the library.
+        .target(name: "PostgresHarness", dependencies: ["CLibPQ", "HarnessSupport", "SerialDB"]),
         .executableTarget(name: "serialdb-sync-server", dependencies: ["SerialDBSyncServer"]),
         .executableTarget(
             name: "stress", dependencies: ["SerialDB", "CSQLiteShims", "HarnessSupport"], path: "Stress"),
         .executableTarget(
-            name: "bench", dependencies: ["SerialDB", "CSQLiteShims", "HarnessSupport", "SerialDBSyncServer"],
+            name: "bench",
+            dependencies: ["SerialDB", "CSQLiteShims", "HarnessSupport", "SerialDBSyncServer", "PostgresHarness"],
             path: "Benchmarks", exclude: ["results"]),
         .target(
             name: "SerialDBTestSupport", dependencies: ["SerialDB", "HarnessSupport"], path: "Tests/SerialDBTestSupport"
@@ -59,7 +68,9 @@ let package = Package(
             dependencies: ["SerialDBSync", "SerialDB", "SerialDBTestSupport", "serialdb-sync-server", "serialdb"]),
         .testTarget(
             name: "SerialDBSyncServerTests",
-            dependencies: ["SerialDBSyncServer", "SerialDB", "SerialDBTestSupport", "serialdb-sync-server"]),
+            dependencies: [
+                "SerialDBSyncServer", "SerialDB", "SerialDBTestSupport", "PostgresHarness", "serialdb-sync-server",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )
