@@ -147,7 +147,7 @@ public enum ScratchPostgres {
         posix_spawn_file_actions_addopen(&actions, 1, outputFile, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         let arguments = command.map { strdup($0) } + [nil]
-        defer { arguments.forEach { free($0) } }
+        defer { for argument in arguments { free(argument) } }
         var pid = pid_t()
         let spawned = posix_spawn(&pid, command[0], &actions, nil, arguments, environ)
         guard spawned == 0 else { throw ScratchPostgresError("cannot start \(command[0]): error \(spawned)") }

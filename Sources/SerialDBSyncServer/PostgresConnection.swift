@@ -112,6 +112,6 @@ private func withCStrings<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar
         throw PostgresError("a value holds a NUL character, which PostgreSQL text cannot store")
     }
     let copies = strings.map { $0.flatMap { strdup($0) } }
-    defer { copies.forEach { free($0) } }
+    defer { for copy in copies { free(copy) } }
     return try body(copies.map { $0.map { UnsafePointer($0) } })
 }
