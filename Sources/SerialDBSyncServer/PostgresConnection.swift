@@ -20,11 +20,11 @@ final class PostgresConnection {
         let connection = try withCStrings(keywords) { keywords in
             try withCStrings(values) { values in PQconnectdbParams(keywords, values, 1) }
         }
-        guard let connection else { throw PostgresError("cannot connect to PostgreSQL: libpq is out of memory") }
+        guard let connection else { throw PostgresError("cannot connect: libpq is out of memory") }
         guard PQstatus(connection) == CONNECTION_OK else {
             let message = String(cString: PQerrorMessage(connection))
             PQfinish(connection)
-            throw PostgresError("cannot connect to PostgreSQL: \(message)", connectionLost: true)
+            throw PostgresError("cannot connect: \(message)", connectionLost: true)
         }
         handle = connection
         // PostgreSQL's notices ("relation already exists, skipping") would go to stderr.
