@@ -37,7 +37,15 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]
         ),
-        .target(name: "SerialDBSyncServer", dependencies: ["SerialDB", "SerialDBSyncWire", "CMicroHTTPD"]),
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
+        .target(name: "SerialDBSyncServer", dependencies: ["SerialDB", "SerialDBSyncWire", "CMicroHTTPD", "CLibPQ"]),
+        // A throwaway PostgreSQL for the tests and the benchmark: a server URL from the
+        // environment or a cluster of its own, and a fresh database per use. Not part of the library.
+        .target(name: "PostgresHarness", dependencies: ["CLibPQ", "HarnessSupport", "SerialDB"]),
         .executableTarget(name: "serialdb-sync-server", dependencies: ["SerialDBSyncServer"]),
         .executableTarget(
             name: "stress",
@@ -47,6 +55,7 @@ let package = Package(
             name: "bench",
             dependencies: [
                 "SerialDB", "CSQLiteShims", "HarnessSupport", "SerialDBSync", "SerialDBSyncServer", "SerialDBSyncWire",
+                "PostgresHarness",
             ],
             path: "Benchmarks", exclude: ["results"]),
         .target(
@@ -71,7 +80,8 @@ let package = Package(
         .testTarget(
             name: "SerialDBSyncServerTests",
             dependencies: [
-                "SerialDBSyncServer", "SerialDBSyncWire", "SerialDB", "SerialDBTestSupport", "serialdb-sync-server",
+                "SerialDBSyncServer", "SerialDBSyncWire", "SerialDB", "SerialDBTestSupport", "PostgresHarness",
+                "serialdb-sync-server",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,7 @@
 import CSQLiteShims
 import Foundation
 import HarnessSupport
+import PostgresHarness
 
 /// `bench`: SerialDB against the raw SQLite C API, side by side in one process (issue 6).
 ///
@@ -31,8 +32,13 @@ struct Bench {
 
     /// Runs, prints and reports. The scratch directory is gone when this returns or throws.
     private static func run(_ options: BenchOptions) throws {
-        let workloads = WorkloadCatalog.workloads(divisor: options.divisor).filter {
+        var workloads = WorkloadCatalog.workloads(divisor: options.divisor).filter {
             options.only?.contains($0.name) ?? true
+        }
+        let needPostgres = workloads.filter { $0.name.hasSuffix("_postgres") }.map(\.name)
+        if !needPostgres.isEmpty, case .failure(let error) = ScratchPostgres.server {
+            printError("bench: skipping \(needPostgres.joined(separator: ", ")): \(error.message)")
+            workloads.removeAll { needPostgres.contains($0.name) }
         }
         let sqliteVersion = String(cString: serialdb_raw_sqlite_version())
         printError(

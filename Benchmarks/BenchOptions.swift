@@ -29,6 +29,10 @@ struct BenchOptions {
           --json FILE     also write the results as JSON to FILE
           -h, --help      show this help
 
+        The *_postgres workloads run the sync server on PostgreSQL: the server at
+        SERIALDB_TEST_POSTGRES_URL, else a throwaway one started from /usr/lib/postgresql/15/bin;
+        without either they are skipped with a line saying so.
+
         Exits 0 on success, 1 when a side fails or produces a wrong result, 64 on a bad command line.
         """
 

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresHarness
 import SerialDBSyncServer
 import SerialDBSyncWire
 
@@ -7,7 +8,8 @@ import SerialDBSyncWire
 #endif
 
 /// The sync server side of the sync workloads: a `SyncServer` on a `SQLiteSyncStore` file
-/// (WAL, synchronous FULL, as served), spoken to over loopback HTTP with URLSession, in
+/// (WAL, synchronous FULL, as served) or on a `PostgresSyncStore` (a fresh database on
+/// ``ScratchPostgres``'s server), spoken to over loopback HTTP with URLSession, in
 /// requests (or pages) of 500 rows. Only the HTTP round trips are timed: starting the server,
 /// building the request bodies and checking the rows afterwards are not.
 enum SyncSide {
@@ -21,9 +23,18 @@ enum SyncSide {
          "tokens": [{"token": "bench-token", "account": "bench"}]}
         """#
 
+    /// Which store the server keeps its rows in.
+    enum Store {
+        case sqlite
+        case postgres
+
+        /// The workload names' suffix.
+        var suffix: String { self == .postgres ? "_postgres" : "" }
+    }
+
     /// Uploads rows `1...rows` in requests of ``batch``.
-    static func post(path: String, rows: Int) throws -> SideRun {
-        try withServer(path: path) { server, client in
+    static func post(path: String, rows: Int, store: Store = .sqlite) throws -> SideRun {
+        try withServer(path: path, store: store) { server, client in
             let bodies = stride(from: 1, through: rows, by: batch).map { first in
                 uploadBody(ids: first...min(first + batch - 1, rows))
             }
@@ -35,14 +46,14 @@ enum SyncSide {
                     operations += try appliedCount(answer)
                 }
             }
-            cpu.report("sync_post", rows: rows, elapsed: elapsed)
+            cpu.report("sync_post" + store.suffix, rows: rows, elapsed: elapsed)
             return SideRun(elapsed: elapsed, digest: try digest(server, operations: operations))
         }
     }
 
     /// Loads rows `1...rows` (untimed), then fetches them from cursor 0 in pages of ``batch``.
-    static func fetch(path: String, rows: Int) throws -> SideRun {
-        try withServer(path: path) { server, client in
+    static func fetch(path: String, rows: Int, store: Store = .sqlite) throws -> SideRun {
+        try withServer(path: path, store: store) { server, client in
             for first in stride(from: 1, through: rows, by: batch) {
                 _ = try client.post("/v1/post-data", body: uploadBody(ids: first...min(first + batch - 1, rows)))
             }
@@ -60,7 +71,7 @@ enum SyncSide {
                     (cursor, more) = try cursorAndMore(page)
                 }
             }
-            cpu.report("sync_fetch", rows: rows, elapsed: elapsed)
+            cpu.report("sync_fetch" + store.suffix, rows: rows, elapsed: elapsed)
             var digest = Digest(operations: 0)
             for page in pages {
                 for change in try JSONValue.parse(page)["changes"]?.arrayValue ?? [] {
@@ -72,8 +83,14 @@ enum SyncSide {
         }
     }
 
-    private static func withServer<T>(path: String, _ body: (SyncServer, BlockingHTTPClient) throws -> T) throws -> T {
-        let store = try SQLiteSyncStore(path: path)
+    private static func withServer<T>(
+        path: String, store kind: Store, _ body: (SyncServer, BlockingHTTPClient) throws -> T
+    ) throws -> T {
+        let store: any SyncStore
+        switch kind {
+        case .sqlite: store = try SQLiteSyncStore(path: path)
+        case .postgres: store = try PostgresSyncStore(url: try ScratchPostgres.makeDatabase(prefix: "serialdb_bench"))
+        }
         var options = SyncServerOptions()
         options.port = 0
         let server = try SyncServer(

@@ -85,6 +85,17 @@ enum WorkloadCatalog {
                 target: nil,
                 serialDB: { try SyncSide.fetch(path: $0, rows: syncRows) },
                 rawC: { try RawCSide.fetchAll(path: $0, rows: syncRows) }),
+            // The same on the PostgreSQL store (skipped, with a line saying why, without a PostgreSQL).
+            Workload(
+                name: "sync_post_10k_postgres", operations: syncRows,
+                expected: .rows(syncRows, operations: syncRows), target: nil,
+                serialDB: { try SyncSide.post(path: $0, rows: syncRows, store: .postgres) },
+                rawC: { try RawCSide.insertOneTransaction(path: $0, rows: syncRows) }),
+            Workload(
+                name: "sync_fetch_10k_postgres", operations: syncRows,
+                expected: .rows(syncRows, operations: syncRows), target: nil,
+                serialDB: { try SyncSide.fetch(path: $0, rows: syncRows, store: .postgres) },
+                rawC: { try RawCSide.fetchAll(path: $0, rows: syncRows) }),
             // The same rows through the sync client, as an app syncs: reading the outbox and
             // settling each result, or creating the table and applying each page with its
             // cursor, against raw C inserting the rows locally.

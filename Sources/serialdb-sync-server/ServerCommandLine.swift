@@ -14,17 +14,23 @@ struct ServerCommandLine {
     var configPath = ""
     var databasePath: String?
     var postgresURL: String?
+    var postgresConnections: Int?
     var host = "127.0.0.1"
     var port: UInt16 = 8080
 
     static let usage = """
         usage: serialdb-sync-server --config sync.json (--db server.sqlite | --postgres URL) [--host 127.0.0.1] [--port 8080]
+                                    [--postgres-connections 4]
                serialdb-sync-server purge-tombstones --config sync.json (--db FILE | --postgres URL) --through VERSION
 
         Serves the tables of sync.json to the accounts of its tokens (see the README, "Sync server").
         The first line on standard output is "listening on http://HOST:PORT" (--port 0 picks a free
         port); one line per request goes to standard error. SIGTERM or SIGINT: the requests in
         flight are finished, the store is closed, the exit status is 0.
+
+        --postgres URL keeps the rows in PostgreSQL (postgresql://user:password@host:5432/database),
+        where several server processes can share one database; each opens at most
+        --postgres-connections connections to it.
 
         purge-tombstones removes the tombstones with a version up to VERSION; clients whose cursor
         is below it are told to fetch again from 0.
@@ -58,6 +64,12 @@ struct ServerCommandLine {
             case "--config": configPath = try value()
             case "--db": databasePath = try value()
             case "--postgres": postgresURL = try value()
+            case "--postgres-connections":
+                let text = try value()
+                guard let count = Int(text), count >= 1 else {
+                    throw UsageError("--postgres-connections needs a number of 1 or more, not `\(text)`")
+                }
+                postgresConnections = count
             case "--host": host = try value()
             case "--port":
                 let text = try value()
@@ -83,6 +95,9 @@ struct ServerCommandLine {
         case (nil, nil): throw UsageError("give the store: --db FILE or --postgres URL")
         case (.some, .some): throw UsageError("give one store: --db FILE or --postgres URL, not both")
         default: break
+        }
+        if postgresConnections != nil && postgresURL == nil {
+            throw UsageError("--postgres-connections belongs to --postgres URL")
         }
         if purge {
             guard let through else { throw UsageError("purge-tombstones needs --through VERSION") }

@@ -1,8 +1,8 @@
 import Foundation
 import SerialDBSyncServer
 
-/// `serialdb-sync-server`: serves table sync over HTTP from an embedded SQLite store, or
-/// purges tombstones. Exit status: 0 ok, 1 failed, 2 usage error.
+/// `serialdb-sync-server`: serves table sync over HTTP from an embedded SQLite store or a
+/// PostgreSQL database, or purges tombstones. Exit status: 0 ok, 1 failed, 2 usage error.
 ///
 /// `main` is synchronous: it blocks in `sigwait` until told to stop, with SIGTERM and SIGINT
 /// blocked in every thread. A plain signal handler would not do: a process started from a
@@ -41,9 +41,9 @@ struct SyncServerTool {
     }
 
     private static func openStore(_ commandLine: ServerCommandLine) throws -> any SyncStore {
-        if commandLine.postgresURL != nil {
-            throw SyncServerError(
-                .invalidStore, "the PostgreSQL store is not supported yet; use the embedded store: --db FILE")
+        if let url = commandLine.postgresURL {
+            return try PostgresSyncStore(
+                url: url, connections: commandLine.postgresConnections ?? PostgresSyncStore.defaultConnections)
         }
         return try SQLiteSyncStore(path: commandLine.databasePath!)
     }

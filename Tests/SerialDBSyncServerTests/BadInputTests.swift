@@ -9,8 +9,9 @@ import Testing
 /// Input no client should send: each gets a 4xx (or a closed connection), and the server
 /// answers the next good request as if nothing happened.
 @Suite struct BadInputTests {
-    @Test func badBodiesOfEveryKindGet400AndLeaveTheServerHealthy() async throws {
-        let running = try RunningSyncServer(.sqliteFile)
+    @Test(arguments: SyncStoreKind.persistent)
+    func badBodiesOfEveryKindGet400AndLeaveTheServerHealthy(_ kind: SyncStoreKind) async throws {
+        let running = try RunningSyncServer(kind)
         defer { try? running.stop() }
         let bodies: [Data] = [
             Data([0xFF, 0xFE, 0x00, 0x01]),
@@ -56,8 +57,9 @@ import Testing
         }
     #endif
 
-    @Test func rowsThatDoNotFitTheirTableAreRejectedOneByOne() async throws {
-        let running = try RunningSyncServer(.sqliteMemory)
+    @Test(arguments: SyncStoreKind.allCases)
+    func rowsThatDoNotFitTheirTableAreRejectedOneByOne(_ kind: SyncStoreKind) async throws {
+        let running = try RunningSyncServer(kind)
         defer { try? running.stop() }
         let bad = [
             #"{"id": "a", "title": "t", "colour": "red"}"#,

@@ -16,8 +16,9 @@ import Testing
         try await running.alice.fetchAll("item").changes.first { $0["row"]?["id"] == .integer(id) }?["row"]
     }
 
-    @Test func leftOutColumnsTakeTheirDefaultsEvaluatedBySQLite() async throws {
-        let running = try RunningSyncServer(.sqliteMemory)
+    @Test(arguments: SyncStoreKind.allCases)
+    func leftOutColumnsTakeTheirDefaultsEvaluatedBySQLite(_ kind: SyncStoreKind) async throws {
+        let running = try RunningSyncServer(kind)
         defer { try? running.stop() }
         #expect(try await post(running, [#"{"id": 1}"#]).first?["status"] == .string("applied"))
         let row = try #require(try await storedRow(running, id: 1))
@@ -28,8 +29,9 @@ import Testing
         #expect(row["anything"] == .null)
     }
 
-    @Test func numbersAndStringsAreConvertedByAffinity() async throws {
-        let running = try RunningSyncServer(.sqliteFile)
+    @Test(arguments: SyncStoreKind.allCases)
+    func numbersAndStringsAreConvertedByAffinity(_ kind: SyncStoreKind) async throws {
+        let running = try RunningSyncServer(kind)
         defer { try? running.stop() }
         let results = try await post(
             running,
@@ -55,8 +57,9 @@ import Testing
         #expect(four["label"] == .string("\"quotes\" \\ tab\t newline\n nul\u{1} é 🎉"))
     }
 
-    @Test func valuesOfTheWrongTypeAreRejectedWithTheColumnName() async throws {
-        let running = try RunningSyncServer(.sqliteMemory)
+    @Test(arguments: SyncStoreKind.allCases)
+    func valuesOfTheWrongTypeAreRejectedWithTheColumnName(_ kind: SyncStoreKind) async throws {
+        let running = try RunningSyncServer(kind)
         defer { try? running.stop() }
         let results = try await post(
             running,
@@ -81,8 +84,9 @@ import Testing
         #expect(try await running.alice.fetchAll("item").changes.isEmpty)
     }
 
-    @Test func aDeleteNamesExactlyTheKeyColumns() async throws {
-        let running = try RunningSyncServer(.sqliteMemory)
+    @Test(arguments: SyncStoreKind.allCases)
+    func aDeleteNamesExactlyTheKeyColumns(_ kind: SyncStoreKind) async throws {
+        let running = try RunningSyncServer(kind)
         defer { try? running.stop() }
         let answer = try await running.alice.postData(
             client: "d",

@@ -5,13 +5,16 @@ import SerialDBTestSupport
 /// An in-process server on a free port over a new store, with its request log kept.
 final class RunningSyncServer: Sendable {
     let directory: TemporaryDirectory
+    /// Where the store keeps its data (the database URL of a PostgreSQL store).
+    let location: StoreLocation
     let store: any SyncStore
     let server: SyncServer
     let log = Locked<[SyncRequestLog]>([])
 
     init(_ kind: SyncStoreKind, configure: (inout SyncServerOptions) -> Void = { _ in }) throws {
         directory = try TemporaryDirectory()
-        store = try kind.makeStore(in: directory)
+        location = try kind.makeLocation(in: directory)
+        store = try location.open()
         var options = SyncServerOptions()
         options.port = 0
         let log = self.log

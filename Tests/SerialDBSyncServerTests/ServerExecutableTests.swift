@@ -12,23 +12,24 @@ import Testing
         return (directory, config, directory.path("server.sqlite"))
     }
 
-    @Test func retriedUploadsAcrossASigkillAndRestartReturnTheirFirstResults() async throws {
-        let (directory, config, db) = try files()
-        _ = directory
+    @Test(arguments: SyncStoreKind.persistent)
+    func retriedUploadsAcrossASigkillAndRestartReturnTheirFirstResults(_ kind: SyncStoreKind) async throws {
+        let (directory, config, _) = try files()
+        let store = try kind.makeLocation(in: directory).serverArguments
         let mutations = [
             upsert(1, "note", #"{"id": "a", "title": "first"}"#),
             upsert(2, "note", #"{"id": "b"}"#),
             upsert(3, "note", #"{"id": "c", "title": "third"}"#, base: 5),
             upsert(4, "note", #"{"id": "d", "title": "fourth"}"#),
         ]
-        let first = try ServerProcess(arguments: ["--config", config, "--db", db, "--port", "0"])
+        let first = try ServerProcess(arguments: ["--config", config, "--port", "0"] + store)
         let firstURL = try await first.listeningURL()
         let before = try await SyncHTTPClient(baseURL: firstURL, token: "t-alice").postData(client: "phone", mutations)
         #expect(before.status == 200)
         first.signal(SIGKILL)
         #expect(try await first.exitStatus() == SIGKILL)
 
-        let second = try ServerProcess(arguments: ["--config", config, "--db", db, "--port", "0"])
+        let second = try ServerProcess(arguments: ["--config", config, "--port", "0"] + store)
         let client = SyncHTTPClient(baseURL: try await second.listeningURL(), token: "t-alice")
         let retry = try await client.postData(client: "phone", mutations)
         #expect(retry.json == before.json)
@@ -74,10 +75,11 @@ import Testing
         #expect(try await server.exitStatus() == 0)
     }
 
-    @Test func purgeTombstonesRaisesTheFloorOfTheStore() async throws {
-        let (directory, config, db) = try files()
-        _ = directory
-        let store = try SQLiteSyncStore(path: db)
+    @Test(arguments: SyncStoreKind.persistent)
+    func purgeTombstonesRaisesTheFloorOfTheStore(_ kind: SyncStoreKind) async throws {
+        let (directory, config, _) = try files()
+        let location = try kind.makeLocation(in: directory)
+        let store = try location.open()
         let service = SyncService(configuration: try SyncFixtures.configuration(), store: store)
         _ = try service.load(
             rows: [.object(["id": .string("a"), "title": .string("t")])], into: "note", account: "alice")
@@ -91,24 +93,42 @@ import Testing
             ])
         try store.close()
 
-        let purge = try ServerProcess(arguments: ["purge-tombstones", "--config", config, "--db", db, "--through", "2"])
+        let purge = try ServerProcess(
+            arguments: ["purge-tombstones", "--config", config, "--through", "2"] + location.serverArguments)
         #expect(try await purge.exitStatus() == 0)
         #expect(purge.standardOutput == "purged 1 tombstone(s); the purge floor is 2\n")
-        let reopened = try SQLiteSyncStore(path: db)
+        let reopened = try location.open()
         #expect(try reopened.changes(table: "note", owner: "alice", since: 1, limit: 10).resync)
         try reopened.close()
     }
 
-    @Test func badCommandLinesAndPostgresFailClearly() async throws {
+    @Test func aPostgreSQLThatCannotBeReachedIsOneClearLineAndExitStatus1() async throws {
+        let (directory, config, _) = try files()
+        _ = directory
+        // Port 1 on loopback: nothing listens there, the connection is refused at once.
+        let url = "postgresql://sync@127.0.0.1:1/sync"
+        for arguments in [
+            ["--config", config, "--postgres", url, "--port", "0"],
+            ["purge-tombstones", "--config", config, "--postgres", url, "--through", "1"],
+        ] {
+            let process = try ServerProcess(arguments: arguments)
+            #expect(try await process.exitStatus() == 1, "\(arguments)")
+            let lines = process.standardError.split(separator: "\n")
+            #expect(lines.count == 1, "\(lines)")
+            #expect(lines.first?.hasPrefix("serialdb-sync-server: PostgreSQL: cannot connect: ") == true)
+            #expect(lines.first?.contains("127.0.0.1") == true)
+        }
+    }
+
+    @Test func badCommandLinesFailClearly() async throws {
         let (directory, config, db) = try files()
         _ = directory
-        let postgres = try ServerProcess(arguments: ["--config", config, "--postgres", "postgres://localhost/sync"])
-        #expect(try await postgres.exitStatus() == 1)
-        #expect(postgres.standardError.contains("PostgreSQL store is not supported yet"))
         for arguments in [
             ["--db", db], ["--config", config], ["--config", config, "--db", db, "--port", "99999"],
             ["--config", config, "--db", db, "--postgres", "x"], ["purge-tombstones", "--config", config, "--db", db],
             ["--config", config, "--db", db, "--verbose"],
+            ["--config", config, "--db", db, "--postgres-connections", "2"],
+            ["--config", config, "--postgres", "postgresql://x", "--postgres-connections", "0"],
         ] {
             let process = try ServerProcess(arguments: arguments)
             #expect(try await process.exitStatus() == 2, "\(arguments)")

@@ -1,0 +1,76 @@
+extension PostgresSyncStore {
+    /// Every statement the store runs, prepared once per connection.
+    static let latest = PostgresStatement(
+        name: "serialdb_latest",
+        sql: """
+            SELECT (SELECT coalesce(max(r.version), 0) FROM serialdb_sync_row AS r
+                    WHERE r.table_name = k.table_name AND r.owner = k.owner)
+            FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS k(table_name, owner, position)
+            ORDER BY k.position
+            """)
+
+    /// The purge floor (always one row) and the page after it; no page below the floor.
+    static let page = PostgresStatement(
+        name: "serialdb_page",
+        sql: """
+            SELECT s.purge_floor, r.version, r.deleted, r.row_json
+            FROM serialdb_sync_state AS s
+            LEFT JOIN LATERAL (
+                SELECT version, deleted, row_json FROM serialdb_sync_row
+                WHERE table_name = $1 AND owner = $2 AND version > $3::bigint
+                  AND NOT ($3::bigint > 0 AND $3::bigint < s.purge_floor)
+                ORDER BY version LIMIT $4::bigint) AS r ON true
+            WHERE s.id = 1
+            ORDER BY r.version
+            """)
+
+    /// Takes the counter's row lock for the rest of the transaction: writers commit one after
+    /// the other, in version order.
+    static let lockCounter = PostgresStatement(
+        name: "serialdb_lock_counter", sql: "SELECT version FROM serialdb_sync_state WHERE id = 1 FOR UPDATE")
+
+    static let lockState = PostgresStatement(
+        name: "serialdb_lock_state",
+        sql: "SELECT version, purge_floor FROM serialdb_sync_state WHERE id = 1 FOR UPDATE")
+
+    static let advanceCounter = PostgresStatement(
+        name: "serialdb_advance_counter",
+        sql: "UPDATE serialdb_sync_state SET version = version + $1::bigint WHERE id = 1 RETURNING version")
+
+    static let findApplied = PostgresStatement(
+        name: "serialdb_find_applied",
+        sql: """
+            SELECT seq, status, version, deleted, row_json, message FROM serialdb_sync_applied
+            WHERE account = $1 AND client_id = $2 AND seq = ANY($3::bigint[])
+            """)
+
+    static let findCurrent = PostgresStatement(
+        name: "serialdb_find_current",
+        sql: """
+            SELECT r.table_name, r.owner, r.key, r.version, r.deleted, r.row_json
+            FROM unnest($1::text[], $2::text[], $3::text[]) AS k(table_name, owner, key)
+            JOIN serialdb_sync_row AS r ON r.table_name = k.table_name AND r.owner = k.owner AND r.key = k.key
+            """)
+
+    static let writeRows = PostgresStatement(
+        name: "serialdb_write_rows",
+        sql: """
+            INSERT INTO serialdb_sync_row(table_name, owner, key, version, deleted, row_json)
+            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::boolean[], $6::text[])
+            ON CONFLICT (table_name, owner, key)
+            DO UPDATE SET version = excluded.version, deleted = excluded.deleted, row_json = excluded.row_json
+            """)
+
+    static let recordApplied = PostgresStatement(
+        name: "serialdb_record_applied",
+        sql: """
+            INSERT INTO serialdb_sync_applied(account, client_id, seq, status, version, deleted, row_json, message)
+            SELECT $1, $2, * FROM unnest($3::bigint[], $4::text[], $5::bigint[], $6::boolean[], $7::text[], $8::text[])
+            """)
+
+    static let purge = PostgresStatement(
+        name: "serialdb_purge", sql: "DELETE FROM serialdb_sync_row WHERE deleted AND version <= $1::bigint")
+
+    static let raiseFloor = PostgresStatement(
+        name: "serialdb_raise_floor", sql: "UPDATE serialdb_sync_state SET purge_floor = $1::bigint WHERE id = 1")
+}

@@ -1,0 +1,315 @@
+/// The sync store for deployments that outgrow one machine: rows, versions, tombstones and
+/// upload results in one PostgreSQL database, through libpq, shared by any number of
+/// `serialdb-sync-server` processes.
+///
+/// The tables mirror ``SQLiteSyncStore``'s (`serialdb_sync_…`), created on first start and
+/// versioned in `serialdb_sync_schema` so that a later release can upgrade them. Each process
+/// keeps a small pool of connections, runs prepared statements with every value as a
+/// parameter, and sends each upload in a handful of statements whatever its size (the rows
+/// travel as array parameters).
+///
+/// Versions follow commit order across processes: every writing transaction first locks the
+/// one row of `serialdb_sync_state` (`SELECT ... FOR UPDATE`) and advances its counter
+/// (`UPDATE ... SET version = version + n RETURNING version`) before it commits, so a writer
+/// holding lower versions has always committed before the next one takes higher ones, and a
+/// fetch (`version > since ORDER BY version`, one statement, one snapshot) never returns a
+/// cursor that a later commit could fall behind. A sequence would not do: a slow transaction
+/// holding a lower number could commit after a reader moved past it.
+///
+/// A session that is lost (terminated, server restarted) is replaced by a new connection and
+/// the work retried once when that is safe: always before COMMIT was sent (the transaction was
+/// rolled back), and after it for uploads, whose results are remembered by
+/// (account, client id, seq) in the same transaction, so a retry returns the first result
+/// instead of applying twice. Otherwise the call throws ``PostgresError`` with libpq's message.
+///
+/// ```swift
+/// let store = try PostgresSyncStore(url: "postgresql://sync@db.internal/sync", connections: 8)
+/// let server = try SyncServer(configuration: configuration, store: store)
+/// ```
+public final class PostgresSyncStore: SyncStore {
+    /// Connections each store keeps when the caller names no number.
+    public static let defaultConnections = 4
+
+    private let pool: PostgresConnectionPool
+
+    /// Connects to the database at `url`, and creates or upgrades the store's tables in it.
+    ///
+    /// - Parameters:
+    ///   - url: a libpq connection URL (`postgresql://user:password@host:5432/database`) or
+    ///     connection string (<https://www.postgresql.org/docs/15/libpq-connect.html#LIBPQ-CONNSTRING>).
+    ///   - connections: the most connections this store opens at once (at least 1).
+    /// - Throws: ``PostgresError`` when the database cannot be reached or refuses the schema;
+    ///   ``SyncServerError/Code/invalidStore`` when a newer release wrote its tables.
+    public init(url: String, connections: Int = PostgresSyncStore.defaultConnections) throws {
+        pool = try PostgresConnectionPool(url: url, size: connections)
+        try pool.withConnection { try PostgresSyncSchema.prepare($0) }
+    }
+
+    /// The highest version of each (table, owner) pair, 0 for one with no rows: one statement.
+    public func latestVersions(of tables: [(table: String, owner: String)]) throws -> [Int64] {
+        guard !tables.isEmpty else { return [] }
+        let names = PostgresArray.text(tables.map(\.table))
+        let owners = PostgresArray.text(tables.map(\.owner))
+        return try withRetry { connection in
+            let result = try connection.run(Self.latest, [names, owners])
+            return try (0..<result.count).map { try result.int64($0, 0) ?? 0 }
+        }
+    }
+
+    /// The changes of one table and owner above `since`, in version order, at most `limit`: the
+    /// purge floor and the page come from one statement, so from one snapshot.
+    public func changes(table: String, owner: String, since: Int64, limit: Int) throws -> SyncChangePage {
+        try withRetry { connection in
+            let result = try connection.run(Self.page, [table, owner, String(since), String(limit + 1)])
+            let floor = result.count > 0 ? try result.int64(0, 0) ?? 0 : 0
+            if since > 0 && since < floor {
+                return SyncChangePage(changes: [], hasMore: false, resync: true)
+            }
+            var changes: [SyncChange] = []
+            changes.reserveCapacity(result.count)
+            for row in 0..<result.count {
+                guard let version = try result.int64(row, 1) else { continue }
+                changes.append(
+                    SyncChange(
+                        version: version, deleted: result.bool(row, 2) ?? false, rowJSON: result.string(row, 3) ?? "{}")
+                )
+            }
+            let hasMore = changes.count > limit
+            if hasMore { changes.removeLast() }
+            return SyncChangePage(changes: changes, hasMore: hasMore, resync: false)
+        }
+    }
+
+    /// Applies an upload in one transaction that holds the version counter's row lock; see ``SyncStore``.
+    public func apply(account: String, clientID: String?, mutations: [SyncMutation]) throws -> [SyncMutationResult] {
+        // With a client id a retry after an unknown COMMIT outcome finds the results it stored;
+        // without one (an administrative load) it could apply twice, so it is not retried.
+        try withRetry(afterUnknownCommit: clientID != nil) { connection in
+            try connection.transaction {
+                try applyInTransaction(connection, account: account, clientID: clientID, mutations: mutations)
+            }
+        }
+    }
+
+    private func applyInTransaction(
+        _ connection: PostgresConnection, account: String, clientID: String?, mutations: [SyncMutation]
+    ) throws -> [SyncMutationResult] {
+        // The row lock orders this transaction's commit against every other writer's.
+        let start = try connection.run(Self.lockCounter, []).int64(0, 0) ?? 0
+        var version = start
+        var remembered: [Int64: SyncMutationResult] = [:]
+        if let clientID, !mutations.isEmpty {
+            let found = try connection.run(
+                Self.findApplied, [account, clientID, PostgresArray.bigint(mutations.map(\.seq))])
+            for row in 0..<found.count {
+                remembered[try found.int64(row, 0) ?? 0] = try Self.storedResult(found, row: row)
+            }
+        }
+        var current = try currentState(connection, of: mutations, skipping: clientID == nil ? [:] : remembered)
+        var written: [RowKey: SyncChange] = [:]
+        var recorded: [(seq: Int64, result: SyncMutationResult)] = []
+        var results: [SyncMutationResult] = []
+        results.reserveCapacity(mutations.count)
+        for mutation in mutations {
+            if clientID != nil, let first = remembered[mutation.seq] {
+                results.append(first)
+                continue
+            }
+            let result: SyncMutationResult
+            switch mutation.action {
+            case .reject(let message):
+                result = .rejected(message: message)
+            case .upsert(let key, let keyJSON, let rowJSON):
+                result = change(
+                    mutation, key: key, keyJSON: keyJSON, deleted: false, rowJSON: rowJSON, version: &version,
+                    current: &current, written: &written)
+            case .delete(let key, let keyJSON):
+                result = change(
+                    mutation, key: key, keyJSON: keyJSON, deleted: true, rowJSON: keyJSON, version: &version,
+                    current: &current, written: &written)
+            }
+            if clientID != nil {
+                remembered[mutation.seq] = result
+                recorded.append((mutation.seq, result))
+            }
+            results.append(result)
+        }
+        try write(written, on: connection)
+        if let clientID, !recorded.isEmpty {
+            try record(recorded, account: account, clientID: clientID, on: connection)
+        }
+        if version != start {
+            let advanced = try connection.run(Self.advanceCounter, [String(version - start)]).int64(0, 0)
+            guard advanced == version else {
+                throw SyncServerError(
+                    .invalidStore,
+                    "the version counter moved from \(start) to \(advanced ?? 0) while its row was locked "
+                        + "(expected \(version)); is another program writing serialdb_sync_state?")
+            }
+        }
+        return results
+    }
+
+    /// Decides one row change against the key's state so far (stored, or written earlier in
+    /// this upload) and, unless its base version is stale, gives it the next version.
+    private func change(
+        _ mutation: SyncMutation, key: String, keyJSON: String, deleted: Bool, rowJSON: String,
+        version: inout Int64, current: inout [RowKey: SyncChange], written: inout [RowKey: SyncChange]
+    ) -> SyncMutationResult {
+        let rowKey = RowKey(table: mutation.table, owner: mutation.owner, key: key)
+        let now = current[rowKey]
+        // A deleted key counts as new again: re-inserting it is based on version 0.
+        let currentBase = now.map { $0.deleted ? 0 : $0.version } ?? 0
+        if let base = mutation.baseVersion, base != currentBase {
+            return .conflict(current: now ?? SyncChange(version: 0, deleted: true, rowJSON: keyJSON))
+        }
+        version += 1
+        let change = SyncChange(version: version, deleted: deleted, rowJSON: rowJSON)
+        current[rowKey] = change
+        written[rowKey] = change
+        return .applied(version: version)
+    }
+
+    /// The stored state of every key the upload touches (except the mutations answered from
+    /// `skipping`), in one statement.
+    private func currentState(
+        _ connection: PostgresConnection, of mutations: [SyncMutation], skipping: [Int64: SyncMutationResult]
+    ) throws -> [RowKey: SyncChange] {
+        var keys: [RowKey] = []
+        for mutation in mutations where skipping[mutation.seq] == nil {
+            switch mutation.action {
+            case .upsert(let key, _, _), .delete(let key, _):
+                keys.append(RowKey(table: mutation.table, owner: mutation.owner, key: key))
+            case .reject:
+                break
+            }
+        }
+        guard !keys.isEmpty else { return [:] }
+        let found = try connection.run(
+            Self.findCurrent,
+            [
+                PostgresArray.text(keys.map(\.table)), PostgresArray.text(keys.map(\.owner)),
+                PostgresArray.text(keys.map(\.key)),
+            ])
+        var current: [RowKey: SyncChange] = [:]
+        for row in 0..<found.count {
+            let key = RowKey(
+                table: found.string(row, 0) ?? "", owner: found.string(row, 1) ?? "", key: found.string(row, 2) ?? "")
+            current[key] = SyncChange(
+                version: try found.int64(row, 3) ?? 0, deleted: found.bool(row, 4) ?? false,
+                rowJSON: found.string(row, 5) ?? "{}")
+        }
+        return current
+    }
+
+    /// Writes the final state of every key the upload changed, in one statement.
+    private func write(_ written: [RowKey: SyncChange], on connection: PostgresConnection) throws {
+        guard !written.isEmpty else { return }
+        let rows = Array(written)
+        try connection.run(
+            Self.writeRows,
+            [
+                PostgresArray.text(rows.map(\.key.table)), PostgresArray.text(rows.map(\.key.owner)),
+                PostgresArray.text(rows.map(\.key.key)), PostgresArray.bigint(rows.map(\.value.version)),
+                PostgresArray.boolean(rows.map(\.value.deleted)), PostgresArray.text(rows.map(\.value.rowJSON)),
+            ])
+    }
+
+    /// Remembers each result under its seq, in one statement.
+    private func record(
+        _ recorded: [(seq: Int64, result: SyncMutationResult)], account: String, clientID: String,
+        on connection: PostgresConnection
+    ) throws {
+        var statuses: [String?] = []
+        var versions: [Int64?] = []
+        var deleted: [Bool?] = []
+        var rows: [String?] = []
+        var messages: [String?] = []
+        for (_, result) in recorded {
+            switch result {
+            case .applied(let version):
+                statuses.append("applied")
+                versions.append(version)
+                deleted.append(nil)
+                rows.append(nil)
+                messages.append(nil)
+            case .conflict(let current):
+                statuses.append("conflict")
+                versions.append(current.version)
+                deleted.append(current.deleted)
+                rows.append(current.rowJSON)
+                messages.append(nil)
+            case .rejected(let message):
+                statuses.append("rejected")
+                versions.append(nil)
+                deleted.append(nil)
+                rows.append(nil)
+                messages.append(message)
+            }
+        }
+        try connection.run(
+            Self.recordApplied,
+            [
+                account, clientID, PostgresArray.bigint(recorded.map(\.seq)), PostgresArray.text(statuses),
+                PostgresArray.bigint(versions), PostgresArray.boolean(deleted), PostgresArray.text(rows),
+                PostgresArray.text(messages),
+            ])
+    }
+
+    /// A remembered result, from columns 1... (status, version, deleted, row, message).
+    private static func storedResult(_ found: PostgresResult, row: Int) throws -> SyncMutationResult {
+        let status = found.string(row, 1) ?? ""
+        switch (status, try found.int64(row, 2), found.bool(row, 3), found.string(row, 4), found.string(row, 5)) {
+        case ("applied", let version?, _, _, _):
+            return .applied(version: version)
+        case ("conflict", let version?, let deleted?, let json?, _):
+            return .conflict(current: SyncChange(version: version, deleted: deleted, rowJSON: json))
+        case ("rejected", _, _, _, let message?):
+            return .rejected(message: message)
+        default:
+            throw SyncServerError(.invalidStore, "a remembered upload result has status \(status) and missing fields")
+        }
+    }
+
+    /// Removes tombstones up to `version` (capped at the current version) and raises the floor,
+    /// holding the counter's row lock. Retrying it is harmless: the floor only goes up.
+    public func purgeTombstones(through version: Int64) throws -> (purged: Int, floor: Int64) {
+        try withRetry { connection in
+            try connection.transaction {
+                let state = try connection.run(Self.lockState, [])
+                let current = try state.int64(0, 0) ?? 0
+                let oldFloor = try state.int64(0, 1) ?? 0
+                let floor = max(oldFloor, min(version, current))
+                let purged = try connection.run(Self.purge, [String(floor)]).changedRows
+                try connection.run(Self.raiseFloor, [String(floor)])
+                return (purged, floor)
+            }
+        }
+    }
+
+    /// Waits for the calls in progress and closes every connection; later calls throw.
+    public func close() throws {
+        pool.close()
+    }
+
+    /// Runs `body` with a pooled connection; when the session turns out to be lost, drops the
+    /// idle connections (a terminated or restarted server took them all) and runs it once more
+    /// on a new one, unless COMMIT was on its way and `afterUnknownCommit` is false.
+    private func withRetry<T>(afterUnknownCommit: Bool = true, _ body: (PostgresConnection) throws -> T) throws -> T {
+        do {
+            return try pool.withConnection(body)
+        } catch let error as PostgresError
+            where error.connectionLost && (afterUnknownCommit || !error.commitOutcomeUnknown)
+        {
+            pool.dropIdleConnections()
+            return try pool.withConnection(body)
+        }
+    }
+}
+
+/// A stored row's identity.
+private struct RowKey: Hashable {
+    let table: String
+    let owner: String
+    let key: String
+}
