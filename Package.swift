@@ -68,8 +68,8 @@ let package = Package(
         .testTarget(
             name: "SerialDBTests",
             dependencies: [
-                "SerialDB", "SerialDBTestSupport", "CSQLite", "CSQLiteShims", "serialdb-test-child", "serialdb",
-                "stress", "bench",
+                "SerialDB", "SerialDBTestSupport", "CSQLite", "CSQLiteShims", "PostgresHarness", "serialdb-test-child",
+                "serialdb", "stress", "bench",
             ]),
         .testTarget(
             name: "SerialDBSyncTests",

@@ -1,4 +1,3 @@
-import HarnessSupport
 import SerialDBSyncServer
 
 /// Where the sync scenario's server keeps its rows. ``open()`` is the one place that creates a
@@ -11,16 +10,13 @@ enum SyncStoreLocation: Sendable, Equatable {
 
     /// Opens (creating when missing) the store.
     ///
-    /// - Throws: `UsageError` for PostgreSQL, which this build does not have yet; the store's
-    ///   own errors.
+    /// - Throws: the store's own errors (`PostgresError` for a PostgreSQL that cannot be reached).
     func open() throws -> any SyncStore {
         switch self {
         case .file(let path):
             return try SQLiteSyncStore(path: path)
-        case .postgres:
-            throw UsageError(
-                "--postgres: the PostgreSQL sync store is not available in this build of stress; "
-                    + "leave --postgres out to run the sync scenario on the embedded SQLite store")
+        case .postgres(let url):
+            return try PostgresSyncStore(url: url)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresHarness
 import SerialDBTestSupport
 import Testing
 
@@ -62,11 +63,31 @@ import Testing
         #expect((scenario["overwritten"] as? Int ?? 0) > 0, "\(run.output)")
     }
 
-    @Test func aPostgresStoreIsRefusedAsNotAvailableInThisBuild() throws {
-        let run = try ToolRun("stress", ["sync", "--postgres", "postgresql://localhost/serialdb"])
-        #expect(run.status == 2)
-        #expect(run.errors.contains("not available in this build"), "\(run.errors)")
-        #expect(run.errors.contains("usage: stress"))
+    @Test func aQuickSyncRunOnPostgreSQLConvergesToo() throws {
+        let url: String
+        switch ScratchPostgres.server {
+        case .success: url = try ScratchPostgres.makeDatabase()
+        case .failure(let error):
+            if ScratchPostgres.isCI { throw error }
+            print("SyncStressHarnessTests: the PostgreSQL run is skipped: \(error.message)")
+            try Test.cancel("skipped: \(error.message)")
+        }
+        let run = try SyncStressRun(["sync", "--quick", "--seed", "20261130", "--postgres", url])
+        #expect(run.status == 0, "\(run.output)")
+        let scenario = try #require(run.scenario, "\(run.output)")
+        #expect(scenario["ok"] as? Bool == true)
+        for invariant in ["diverged", "lost", "leaked", "duplicated", "unexpected", "overwritten", "cursor_mismatches"]
+        {
+            #expect(scenario[invariant] as? Int == 0, "\(invariant): \(run.output)")
+        }
+        #expect((scenario["server_restarts"] as? Int ?? 0) > 0)
+    }
+
+    @Test func aPostgreSQLThatCannotBeReachedFailsTheRunWithOneClearLine() throws {
+        // Port 1 on loopback: nothing listens there, so libpq is refused at once.
+        let run = try ToolRun("stress", ["sync", "--quick", "--postgres", "postgresql://127.0.0.1:1/serialdb"])
+        #expect(run.status != 0)
+        #expect(run.errors.contains("PostgreSQL"), "\(run.errors)")
     }
 }
 
