@@ -11,7 +11,8 @@ import Testing
 struct WireCodingTests {
     private let everyValue: [String: SyncValue] = [
         "id": .text("ключ 'a' \"b\" \\ \n\t\u{1}"), "n": .integer(.min), "m": .integer(.max), "r": .real(0.1),
-        "whole": .real(2.0), "tiny": .real(.leastNonzeroMagnitude), "blob": .blob(Data([0, 255, 1])), "empty": .blob(Data()),
+        "whole": .real(2.0), "tiny": .real(.leastNonzeroMagnitude), "blob": .blob(Data([0, 255, 1])),
+        "empty": .blob(Data()),
         "nothing": .null,
     ]
 
