@@ -28,7 +28,7 @@ enum SyncClientSide {
             let elapsed = try ContinuousClock().measure {
                 uploaded = try blocking { try await client.sync() }.uploaded
             }
-            return SideRun(elapsed: elapsed, digest: try serverDigest(server, operations: uploaded))
+            return SideRun(elapsed: elapsed, digest: try SyncSide.digest(server, operations: uploaded))
         }
     }
 
@@ -91,24 +91,6 @@ enum SyncClientSide {
             for i in 1...rows {
                 try insert.execute(values: i, i, "row-\(i)", Double(i) * 0.5)
             }
-        }
-    }
-
-    /// The rows the store serves, checked like the C side's table.
-    private static func serverDigest(_ server: SyncServer, operations: Int) throws -> Digest {
-        var digest = Digest(operations: operations)
-        var since: Int64 = 0
-        while true {
-            let page = try server.service.store.changes(table: "t", owner: "bench", since: since, limit: 5_000)
-            for change in page.changes {
-                let row = try JSONValue.parse(Array(change.rowJSON.utf8)).objectValue ?? [:]
-                let c: Double? = row["c"].flatMap { if case .number(let value) = $0 { value } else { nil } }
-                digest.add(
-                    id: row["id"]?.integerValue ?? -1, a: row["a"]?.integerValue ?? -1, b: row["b"]?.stringValue ?? "",
-                    c: c ?? -1)
-            }
-            guard page.hasMore, let last = page.changes.last else { return digest }
-            since = last.version
         }
     }
 

@@ -133,7 +133,7 @@ enum SyncSide {
     }
 
     /// The rows the store serves, checked like the C side's table.
-    private static func digest(_ server: SyncServer, operations: Int) throws -> Digest {
+    static func digest(_ server: SyncServer, operations: Int) throws -> Digest {
         var digest = Digest(operations: operations)
         var since: Int64 = 0
         while true {

@@ -12,13 +12,7 @@ struct DownloadedRowShapeTests {
     @Test("a downloaded row lacking columns updates the ones it has and keeps the others")
     func partialRowKeepsOtherColumns() async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable])
-        let phone = try Device(.file, in: directory, name: "phone", server: server)
-        let laptop = try Device(.file, in: directory, name: "laptop", server: server)
-        _ = try await phone.client.sync()
-        _ = try await laptop.client.sync()
-        try phone.insertNote("a1", "first", body: "kept")
-        _ = try await phone.client.sync()
+        let (server, _, laptop) = try await twoDevicesWithNoteA1(in: directory)
         _ = try await laptop.client.sync()
 
         rewriteServerRow(server, id: "a1", to: ["id": .text("a1"), "TITLE": .text("renamed")])
@@ -38,12 +32,7 @@ struct DownloadedRowShapeTests {
     @Test("a downloaded row naming one column twice, in two cases, is refused and its page changes nothing")
     func duplicateColumnIsRefused() async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable])
-        let phone = try Device(.file, in: directory, name: "phone", server: server)
-        let laptop = try Device(.file, in: directory, name: "laptop", server: server)
-        _ = try await phone.client.sync()
-        _ = try await laptop.client.sync()
-        try phone.insertNote("a1", "first", body: "kept")
+        let (server, phone, laptop) = try await twoDevicesWithNoteA1(in: directory)
         try phone.insertNote("a2", "second")
         _ = try await phone.client.sync()
         let cursorBefore = try laptop.cursor()
@@ -56,6 +45,21 @@ struct DownloadedRowShapeTests {
         #expect(error?.message.contains("twice") == true)
         #expect(try laptop.titles().isEmpty)
         #expect(try laptop.cursor() == cursorBefore)
+    }
+
+    /// Two devices of one account with the note table; the phone has uploaded note "a1"
+    /// (title "first", body "kept"), which the laptop has not fetched yet.
+    private func twoDevicesWithNoteA1(in directory: TemporaryDirectory) async throws -> (
+        FakeSyncServer, Device, Device
+    ) {
+        let server = FakeSyncServer(tables: [noteTable])
+        let phone = try Device(.file, in: directory, name: "phone", server: server)
+        let laptop = try Device(.file, in: directory, name: "laptop", server: server)
+        _ = try await phone.client.sync()
+        _ = try await laptop.client.sync()
+        try phone.insertNote("a1", "first", body: "kept")
+        _ = try await phone.client.sync()
+        return (server, phone, laptop)
     }
 
     /// Replaces the stored row of `id` on the fake server, under a new version.
