@@ -4,13 +4,12 @@ import SerialDBTestSupport
 /// The real `serialdb-sync-server` executable as a child process, for the tests that kill it.
 /// Every wait polls with `Task.sleep` and is bounded; nothing blocks a cooperative thread.
 final class ServerProcess: @unchecked Sendable {
-    // Safe to share: `process` is used from the test's task only; the buffers are behind `lock`.
+    // Safe to share: `process` is used from the test's task only; the readers lock their text.
     private let process = Process()
     private let output = Pipe()
     private let errors = Pipe()
-    private let lock = NSLock()
-    private var printed = ""
-    private var logged = ""
+    private let printed: PipeReader
+    private let logged: PipeReader
 
     /// Starts the executable with `arguments`.
     init(arguments: [String]) throws {
@@ -18,21 +17,15 @@ final class ServerProcess: @unchecked Sendable {
         process.arguments = arguments
         process.standardOutput = output
         process.standardError = errors
-        output.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            self?.lock.withLock { self?.printed += text }
-        }
-        errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            self?.lock.withLock { self?.logged += text }
-        }
+        printed = PipeReader(output.fileHandleForReading)
+        logged = PipeReader(errors.fileHandleForReading)
         try process.run()
     }
 
     /// Standard output so far.
-    var standardOutput: String { lock.withLock { printed } }
+    var standardOutput: String { printed.text }
     /// Standard error so far.
-    var standardError: String { lock.withLock { logged } }
+    var standardError: String { logged.text }
 
     /// The URL of the first line, "listening on http://HOST:PORT".
     func listeningURL(timeout: Duration = .seconds(120)) async throws -> URL {
@@ -74,8 +67,6 @@ final class ServerProcess: @unchecked Sendable {
 
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        output.fileHandleForReading.readabilityHandler = nil
-        errors.fileHandleForReading.readabilityHandler = nil
     }
 }
 

@@ -6,11 +6,10 @@ import SerialDBTestSupport
 /// wait for without blocking a cooperative thread: every wait polls and is bounded.
 final class RunningProcess: @unchecked Sendable {
     // Safe to share: `process` is configured before `run()` and then only asked for its state
-    // and pid (thread-safe); the output buffer is behind `lock`.
+    // and pid (thread-safe); the reader locks its text.
     private let process = Process()
     private let output = Pipe()
-    private let lock = NSLock()
-    private var buffer = ""
+    private let reader: PipeReader
 
     /// Starts a product built next to the test bundle; its standard error is discarded (the
     /// server logs a line per request there, and a full pipe would block it).
@@ -19,16 +18,12 @@ final class RunningProcess: @unchecked Sendable {
         process.arguments = arguments
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        output.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
-            self.lock.withLock { self.buffer += String(decoding: data, as: UTF8.self) }
-        }
+        reader = PipeReader(output.fileHandleForReading)
         try process.run()
     }
 
     /// Everything printed so far.
-    var printed: String { lock.withLock { buffer } }
+    var printed: String { reader.text }
 
     var isRunning: Bool { process.isRunning }
 
@@ -53,7 +48,6 @@ final class RunningProcess: @unchecked Sendable {
     @discardableResult
     func waitForExit(timeout: Duration = .seconds(120)) async throws -> Int32 {
         try await waitUntil(timeout: timeout) { !self.isRunning }
-        output.fileHandleForReading.readabilityHandler = nil
         return process.terminationStatus
     }
 

@@ -4,12 +4,11 @@ import Foundation
 /// one file, or a process to kill, use it.
 public final class ChildProcess: @unchecked Sendable {
     // Safe to share: `process` and the pipes are used from the test's thread only; the
-    // output buffer is behind `lock`.
+    // reader keeps the output behind its own lock.
     private let process = Process()
     private let input = Pipe()
     private let output = Pipe()
-    private let lock = NSLock()
-    private var buffer = ""
+    private let reader: PipeReader
 
     /// Starts `executable` (a product built next to the test bundle) with `arguments`.
     public init(executable name: String, arguments: [String]) throws {
@@ -17,11 +16,7 @@ public final class ChildProcess: @unchecked Sendable {
         process.arguments = arguments
         process.standardInput = input
         process.standardOutput = output
-        output.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
-            self.lock.withLock { self.buffer += String(decoding: data, as: UTF8.self) }
-        }
+        reader = PipeReader(output.fileHandleForReading)
         try process.run()
     }
 
@@ -41,7 +36,7 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Everything the child printed so far.
-    public var printed: String { lock.withLock { buffer } }
+    public var printed: String { reader.text }
 
     /// Waits until the child printed `line` (true), or `seconds` passed or it exited (false).
     public func waitForLine(_ line: String, seconds: Double = 30) -> Bool {
@@ -68,7 +63,6 @@ public final class ChildProcess: @unchecked Sendable {
     @discardableResult
     public func waitForExit() -> Int32 {
         process.waitUntilExit()
-        output.fileHandleForReading.readabilityHandler = nil
         return process.terminationStatus
     }
 }
