@@ -144,7 +144,7 @@ extension Database {
     /// the transaction guarded; COMMIT, still guarded; on any error, the guard restored, then
     /// whatever is left of the transaction rolled back.
     func readTransaction<T>(_ block: (Database) throws -> T) throws -> T {
-        try beginTransaction(.deferred)
+        try run(.beginDeferred)
         let wasGuarding = beginGuard()
         do {
             readOnlyDepth += 1
