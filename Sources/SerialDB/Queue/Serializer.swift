@@ -222,14 +222,19 @@ final class Serializer: @unchecked Sendable {
     }
 
     /// Throws ``SerialDBError/Code/reentrantCall`` when called from a block of this queue.
+    /// Inlined (one load and a compare on every call); the error is built out of line.
+    @inline(__always)
     func checkNotReentrant(_ thread: UInt = ThreadIdentity.current) throws {
-        if owner.load(ordering: .relaxed) == thread {
-            throw SerialDBError(
-                .reentrantCall,
-                "A DatabaseQueue method was called from inside a block of the same queue (\(label)); "
-                    + "waiting for itself would deadlock. Use the Database the block received, "
-                    + "and db.inSavepoint to nest a transaction.")
-        }
+        if owner.load(ordering: .relaxed) == thread { throw reentrantCallError() }
+    }
+
+    @inline(never)
+    private func reentrantCallError() -> SerialDBError {
+        SerialDBError(
+            .reentrantCall,
+            "A DatabaseQueue method was called from inside a block of the same queue (\(label)); "
+                + "waiting for itself would deadlock. Use the Database the block received, "
+                + "and db.inSavepoint to nest a transaction.")
     }
 
     // MARK: - Running blocks
