@@ -46,7 +46,7 @@ enum WorkloadCatalog {
                 serialDB: { try SerialDBSide.emptyWrites(path: $0, count: roundTrips, measured: true) },
                 rawC: { try RawCSide.emptyWrites(path: $0, count: roundTrips) }),
             Workload(
-                name: "empty_read", operations: roundTrips, expected: .rows(0, operations: roundTrips), target: nil,
+                name: "empty_read", operations: roundTrips, expected: .rows(0, operations: roundTrips), target: 1.3,
                 serialDB: { try SerialDBSide.emptyReads(path: $0, count: roundTrips) },
                 rawC: { try RawCSide.emptyReads(path: $0, count: roundTrips) }),
             // Reads on 8 threads beside one writer: a pool against a C connection per thread.
