@@ -7,9 +7,9 @@
 /// a row one device deletes after the other fetched it (a server that forgets tombstones
 /// leaves it on the other), a row both update from the same version (the second update is
 /// stale: a conflict, which a server where the last writer wins applies instead), and two rows
-/// the other device fetches in one page, the older one for the first time (a server that hands
-/// out cursors out of commit order holds it back while the cursor passes it). A correct server
-/// settles all of it in the final syncs like any other change.
+/// the other device fetches in one page, the older one served for the first time behind a newer
+/// one (a server that hands out cursors out of commit order holds it back while the cursor
+/// passes it). A correct server settles all of it in the final syncs like any other change.
 struct SyncExchange {
     /// Two devices that joined the account after the load, not synced yet.
     let first: SyncDevice
@@ -33,8 +33,9 @@ struct SyncExchange {
         // Its base version is the one both fetched: stale since the first device's update.
         try second.update(contested)
         try sync(second)
-        // Each is the newest change of the page the first device's own fetch serves, so neither
-        // is served before the second device fetches both in one page.
+        // The first device's own fetches serve each of them as the newest change of a page; the
+        // second device then fetches both in one page, where the older one is not the newest
+        // for the first time.
         _ = try first.insert()
         try sync(first)
         _ = try first.insert()
