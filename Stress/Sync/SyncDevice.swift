@@ -55,18 +55,38 @@ final class SyncDevice: Sendable {
         // common, not rare.
         let hot = Bool.random(using: &random) ? min(ids.count, 3) : ids.count
         let picked = ids.isEmpty ? nil : ids[Int.random(in: 0..<hot, using: &random)]
+        if let picked, roll >= 0.4 {
+            try write(roll < 0.75 ? .update : .delete, key: picked)
+        } else {
+            _ = try insert()
+        }
+    }
+
+    /// Inserts a new row, commits, records it, and returns its id.
+    func insert() throws -> String {
+        let key = "\(name)-k\(ledger.withLock { $0.lastSeq + 1 })"
+        try write(.insert, key: key)
+        return key
+    }
+
+    /// Gives the row `key` a new value (the old one goes to `prev`), commits, and records it.
+    func update(_ key: String) throws {
+        try write(.update, key: key)
+    }
+
+    /// Deletes the row `key`, commits, and records it.
+    func delete(_ key: String) throws {
+        try write(.delete, key: key)
+    }
+
+    private enum Operation: Sendable {
+        case insert, update, delete
+    }
+
+    private func write(_ operation: Operation, key: String) throws {
         let seq = ledger.withLock { $0.lastSeq + 1 }
         let value = "\(name)-\(seq)"
         let skipsOutbox = skipsOutbox
-        let key: String
-        let operation: Operation
-        if let picked, roll >= 0.4 {
-            key = picked
-            operation = roll < 0.75 ? .update : .delete
-        } else {
-            key = "\(name)-k\(seq)"
-            operation = .insert
-        }
         let name = name
         try queue.write { db in
             // The broken client: the same flag the library raises while it applies server rows.
@@ -83,10 +103,6 @@ final class SyncDevice: Sendable {
             if skipsOutbox { try db.execute(sql: "UPDATE serialdb_sync_state SET applying = 0") }
         }
         ledger.withLock { $0.record(key: key, value: operation == .delete ? nil : value) }
-    }
-
-    private enum Operation: Sendable {
-        case insert, update, delete
     }
 
     /// One sync in this process, waited for on the calling thread.

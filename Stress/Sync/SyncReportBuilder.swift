@@ -39,7 +39,8 @@ struct SyncReportBuilder {
         let inChildren = timeline.syncs.filter(\.inChild).count
         report.figures += [
             "\(settings.devices) devices over \(accounts) accounts for "
-                + String(format: "%.1f s", loadSeconds) + (settings.syncBreak.map { "; broken: \($0.rawValue)" } ?? ""),
+                + String(format: "%.1f s", loadSeconds) + ", then 2 more per account in a fixed exchange"
+                + (settings.syncBreak.map { "; broken: \($0.rawValue)" } ?? ""),
             "\(check.writes) local changes, \(check.conflicts) conflicts reported, \(timeline.rejected) rejected",
             "\(timeline.syncs.count) syncs completed (\(inChildren) in child processes), \(timeline.failedSyncs) failed "
                 + "while the server was down; \(timeline.childKills.count) sync children killed with SIGKILL "

@@ -4,9 +4,11 @@ import SerialDBSyncServer
 
 /// Devices over three accounts write, go offline and sync at random against one sync server
 /// in a child process; some syncs run in child processes killed in the middle; the server is
-/// killed and restarted at random moments. After a final quiet round of syncs, every device
-/// must hold exactly its account's rows on the server, and nothing may be lost, leaked,
-/// duplicated or brought back (see ``SyncCheck``).
+/// killed and restarted at random moments. Then two new devices join each account and play a
+/// fixed exchange (``SyncExchange``), so that a broken server is caught whatever the timing
+/// did. After a final quiet round of syncs, every device must hold exactly its account's rows
+/// on the server, and nothing may be lost, leaked, duplicated or brought back (see
+/// ``SyncCheck``).
 struct SyncScenario {
     let settings: ScenarioSettings
 
@@ -91,8 +93,15 @@ struct SyncScenario {
             }
         }
 
+        progress.update("devices joining after the load")
+        let joined = try joinDevices(numberedFrom: devices.count, directory: directory, server: server)
+        for (index, account) in accounts.enumerated() {
+            let exchange = SyncExchange(first: joined[2 * index], second: joined[2 * index + 1], timeline: timeline)
+            do { try exchange.run() } catch { timeline.error("the fixed exchange of \(account): \(error)") }
+        }
+
         progress.update("final syncs")
-        let final = finalSyncs(devices, timeline: timeline)
+        let final = finalSyncs(devices + joined, timeline: timeline)
 
         // The server's rows are read through the store itself, after the server stopped: the
         // same function opens it (so any store works, PostgreSQL included), fetches every
@@ -102,12 +111,29 @@ struct SyncScenario {
         server.kill()
         let serverState = try ServerState.read(from: store, accounts: accounts)
         let audit = try SyncAudit(path: auditPath)
-        let snapshots = try devices.map { try $0.snapshot() }
+        let snapshots = try (devices + joined).map { try $0.snapshot() }
         let check = SyncCheck(server: serverState, audit: audit, devices: snapshots)
         return SyncReportBuilder(
             settings: settings, accounts: accounts.count, timeline: timeline.snapshot, check: check, final: final,
             loadSeconds: loadSeconds
         ).report()
+    }
+
+    /// Two new devices for each account, in account order, for ``SyncExchange``: they join
+    /// after the load, so what they do is not left to timing.
+    private func joinDevices(numberedFrom first: Int, directory: ScratchDirectory, server: SyncServerProcess) throws
+        -> [SyncDevice]
+    {
+        try accounts.indices.flatMap { accountIndex in
+            try (0..<2).map { offset in
+                let index = first + 2 * accountIndex + offset
+                let account = accounts[accountIndex]
+                return try SyncDevice(
+                    name: "d\(index)", account: account, token: "t-\(account)",
+                    directory: directory.url.appendingPathComponent("device-\(index)"), server: server,
+                    skipsOutbox: false)
+            }
+        }
     }
 
     /// Every device syncs, round after round, until a round in which nothing moved.
