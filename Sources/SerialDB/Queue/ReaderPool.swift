@@ -28,6 +28,10 @@ final class ReaderPool: @unchecked Sendable {
     private var isClosed = false
     /// The connection each running async read uses, to interrupt it when its task is cancelled.
     private var runningReads: [UInt64: InterruptHandle] = [:]
+    /// The threads running a read block now, one entry per read: a pool call from one of them
+    /// is reentrant. Kept here, under the lock the read takes anyway, so that a read costs no
+    /// other lock.
+    private var readingThreads: [UInt] = []
 
     init(path: String, configuration: Configuration, maximumCount: Int, label: String) {
         self.path = path
@@ -36,12 +40,10 @@ final class ReaderPool: @unchecked Sendable {
         self.label = label
     }
 
-    /// A place in line, taken when a read or an upgrade is submitted.
+    /// A place in line, taken when an async read is submitted (a blocking read takes its own
+    /// as it checks out: that is the moment it is submitted).
     func takeTicket() -> UInt64 {
-        condition.withLock {
-            nextTicket += 1
-            return nextTicket
-        }
+        condition.withLock { nextTicketTaken() }
     }
 
     // MARK: - The gate
@@ -71,21 +73,30 @@ final class ReaderPool: @unchecked Sendable {
 
     // MARK: - Reading
 
+    /// Whether `thread` runs a read block of this pool now.
+    func isReading(on thread: UInt) -> Bool {
+        condition.withLock { readingThreads.contains(thread) }
+    }
+
     /// Runs `block` on a reader connection, in a deferred transaction with writes refused.
     ///
     /// - Parameters:
-    ///   - ticket: the read's place in line, from ``takeTicket()``.
+    ///   - thread: the calling thread, which runs `block`: refused if it already runs a read
+    ///     block of this pool, and recorded as running one until `block` returns.
+    ///   - ticket: the read's place in line, from ``takeTicket()``; `nil` takes one now.
     ///   - cancellation: for async reads: checked while waiting and before each statement.
+    /// - Throws: ``SerialDBError/Code/reentrantCall`` when `thread` already runs a read block;
+    ///   the gate's errors; the block's error.
     func read<T>(
-        ticket: UInt64, cancellation: CancellationFlag? = nil, _ block: (Database) throws -> T
+        thread: UInt, ticket: UInt64? = nil, cancellation: CancellationFlag? = nil, _ block: (Database) throws -> T
     ) throws -> T {
-        let database = try checkOut(ticket: ticket, cancellation: cancellation)
+        let (database, ticket) = try checkOut(thread: thread, ticket: ticket, cancellation: cancellation)
         if let cancellation {
             database.isCancelled = { cancellation.isCancelled }
         }
         defer {
             database.isCancelled = nil
-            checkIn(database, ticket: ticket)
+            checkIn(database, thread: thread, ticket: ticket)
         }
         do {
             return try database.readTransaction(block)
@@ -114,9 +125,16 @@ final class ReaderPool: @unchecked Sendable {
         }
     }
 
-    private func checkOut(ticket: UInt64, cancellation: CancellationFlag?) throws -> Database {
+    /// Waits for the gate and a free reader, then hands it out with the read recorded as
+    /// running on `thread`; returns it with the read's ticket.
+    private func checkOut(
+        thread: UInt, ticket: UInt64?, cancellation: CancellationFlag?
+    ) throws -> (Database, UInt64) {
         condition.lock()
         defer { condition.unlock() }
+        // Checked before the gate: a read from inside a read must throw, never wait.
+        if readingThreads.contains(thread) { throw reentrantCallError() }
+        let ticket = ticket ?? nextTicketTaken()
         while true {
             if isClosed { throw closedError() }
             if cancellation?.isCancelled == true { throw CancellationError() }
@@ -124,7 +142,7 @@ final class ReaderPool: @unchecked Sendable {
             if !heldByUpgrade {
                 if let failed = failedUpgrade, failed.ticket < ticket { throw failed.error }
                 if let database = idle.popLast() {
-                    return register(database, ticket: ticket)
+                    return (register(database, thread: thread, ticket: ticket), ticket)
                 }
                 if openCount < maximumCount {
                     // The slot is taken under the lock; the connection is opened outside it,
@@ -135,7 +153,7 @@ final class ReaderPool: @unchecked Sendable {
                     condition.lock()
                     switch opened {
                     case .success(let database):
-                        return register(database, ticket: ticket)
+                        return (register(database, thread: thread, ticket: ticket), ticket)
                     case .failure(let error):
                         openCount -= 1
                         condition.broadcast()
@@ -148,7 +166,14 @@ final class ReaderPool: @unchecked Sendable {
     }
 
     /// Call holding `condition`.
-    private func register(_ database: Database, ticket: UInt64) -> Database {
+    private func nextTicketTaken() -> UInt64 {
+        nextTicket += 1
+        return nextTicket
+    }
+
+    /// Call holding `condition`.
+    private func register(_ database: Database, thread: UInt, ticket: UInt64) -> Database {
+        readingThreads.append(thread)
         runningReads[ticket] = database.interruptHandle
         // A read block that closes its connection: forget the handle before SQLite frees it, so
         // no cancellation can interrupt a freed (or reused) connection.
@@ -159,7 +184,7 @@ final class ReaderPool: @unchecked Sendable {
         return database
     }
 
-    private func checkIn(_ database: Database, ticket: UInt64) {
+    private func checkIn(_ database: Database, thread: UInt, ticket: UInt64) {
         database.willClose = nil  // closed below, under the lock, by the pool itself
         // A reader goes back only without a transaction: the next read must get a fresh snapshot.
         // The read block already rolled back after any error; if a transaction is somehow still
@@ -167,6 +192,7 @@ final class ReaderPool: @unchecked Sendable {
         if database.isInsideTransaction { try? database.rollback() }
         condition.withLock {
             runningReads[ticket] = nil
+            if let index = readingThreads.lastIndex(of: thread) { readingThreads.remove(at: index) }
             if database.isClosed || database.isInsideTransaction || isClosed {
                 // Closed by its block, stuck in a transaction, or the pool closed meanwhile:
                 // never hand it out again.
@@ -202,6 +228,14 @@ final class ReaderPool: @unchecked Sendable {
         idle.removeAll()
         openCount = 0
         condition.unlock()
+    }
+
+    /// The error for a pool call from inside a read block of the pool.
+    func reentrantCallError() -> SerialDBError {
+        SerialDBError(
+            .reentrantCall,
+            "A DatabasePool method was called from inside a block of the same pool (\(label)); "
+                + "it could wait for itself. Use the Database the block received.")
     }
 
     private func closedError() -> SerialDBError {
