@@ -26,18 +26,30 @@ final class ReaderPool: @unchecked Sendable {
     /// The error of the last upgrade if it failed, and the ticket it was submitted with.
     private var failedUpgrade: (ticket: UInt64, error: SerialDBError)?
     private var isClosed = false
-    /// The connection each running async read uses, to interrupt it when its task is cancelled.
-    private var runningReads: [UInt64: InterruptHandle] = [:]
-    /// The threads running a read block now, one entry per read: a pool call from one of them
-    /// is reentrant. Kept here, under the lock the read takes anyway, so that a read costs no
-    /// other lock.
-    private var readingThreads: [UInt] = []
+    /// The reads running now, one per checked-out connection, so at most `maximumCount`: a
+    /// short array searched in a line costs less than hashing a ticket into a dictionary.
+    private var running: [RunningRead] = []
+
+    /// A read holding a reader connection.
+    private struct RunningRead {
+        /// Its place in line, to find the async read that a cancellation names.
+        let ticket: UInt64
+        /// The thread running its block: a pool call from that thread is reentrant. Kept
+        /// here, under the lock the read takes anyway, so that a read costs no other lock.
+        let thread: UInt
+        /// Its connection, which has the read's ticket and thread in no field of its own.
+        let database: ObjectIdentifier
+        /// To interrupt its statement; `nil` once the block closed the connection, so that no
+        /// interrupt reaches a freed (or reused) `sqlite3`.
+        var connection: InterruptHandle?
+    }
 
     init(path: String, configuration: Configuration, maximumCount: Int, label: String) {
         self.path = path
         self.configuration = configuration
         self.maximumCount = max(1, maximumCount)
         self.label = label
+        running.reserveCapacity(self.maximumCount)
     }
 
     /// A place in line, taken when an async read is submitted (a blocking read takes its own
@@ -75,7 +87,7 @@ final class ReaderPool: @unchecked Sendable {
 
     /// Whether `thread` runs a read block of this pool now.
     func isReading(on thread: UInt) -> Bool {
-        condition.withLock { readingThreads.contains(thread) }
+        condition.withLock { running.contains { $0.thread == thread } }
     }
 
     /// Runs `block` on a reader connection, in a deferred transaction with writes refused.
@@ -90,13 +102,13 @@ final class ReaderPool: @unchecked Sendable {
     func read<T>(
         thread: UInt, ticket: UInt64? = nil, cancellation: CancellationFlag? = nil, _ block: (Database) throws -> T
     ) throws -> T {
-        let (database, ticket) = try checkOut(thread: thread, ticket: ticket, cancellation: cancellation)
+        let database = try checkOut(thread: thread, ticket: ticket, cancellation: cancellation)
         if let cancellation {
             database.isCancelled = { cancellation.isCancelled }
         }
         defer {
             database.isCancelled = nil
-            checkIn(database, thread: thread, ticket: ticket)
+            checkIn(database)
         }
         do {
             return try database.readTransaction(block)
@@ -109,8 +121,8 @@ final class ReaderPool: @unchecked Sendable {
     /// Interrupts the statement of the async read `ticket`, if it is running; wakes it if it waits.
     func cancel(ticket: UInt64) {
         condition.withLock {
-            if let connection = runningReads[ticket] {
-                connection.interrupt()
+            if let read = running.first(where: { $0.ticket == ticket }) {
+                read.connection?.interrupt()
             }
             condition.broadcast()
         }
@@ -119,21 +131,19 @@ final class ReaderPool: @unchecked Sendable {
     /// Interrupts every running read.
     func interruptAll() {
         condition.withLock {
-            for connection in runningReads.values {
-                connection.interrupt()
+            for read in running {
+                read.connection?.interrupt()
             }
         }
     }
 
     /// Waits for the gate and a free reader, then hands it out with the read recorded as
-    /// running on `thread`; returns it with the read's ticket.
-    private func checkOut(
-        thread: UInt, ticket: UInt64?, cancellation: CancellationFlag?
-    ) throws -> (Database, UInt64) {
+    /// running on `thread`.
+    private func checkOut(thread: UInt, ticket: UInt64?, cancellation: CancellationFlag?) throws -> Database {
         condition.lock()
         defer { condition.unlock() }
         // Checked before the gate: a read from inside a read must throw, never wait.
-        if readingThreads.contains(thread) { throw reentrantCallError() }
+        if running.contains(where: { $0.thread == thread }) { throw reentrantCallError() }
         let ticket = ticket ?? nextTicketTaken()
         while true {
             if isClosed { throw closedError() }
@@ -142,7 +152,7 @@ final class ReaderPool: @unchecked Sendable {
             if !heldByUpgrade {
                 if let failed = failedUpgrade, failed.ticket < ticket { throw failed.error }
                 if let database = idle.popLast() {
-                    return (register(database, thread: thread, ticket: ticket), ticket)
+                    return register(database, thread: thread, ticket: ticket)
                 }
                 if openCount < maximumCount {
                     // The slot is taken under the lock; the connection is opened outside it,
@@ -153,7 +163,7 @@ final class ReaderPool: @unchecked Sendable {
                     condition.lock()
                     switch opened {
                     case .success(let database):
-                        return (register(database, thread: thread, ticket: ticket), ticket)
+                        return register(database, thread: thread, ticket: ticket)
                     case .failure(let error):
                         openCount -= 1
                         condition.broadcast()
@@ -173,30 +183,28 @@ final class ReaderPool: @unchecked Sendable {
 
     /// Call holding `condition`.
     private func register(_ database: Database, thread: UInt, ticket: UInt64) -> Database {
-        readingThreads.append(thread)
-        runningReads[ticket] = database.interruptHandle
-        // A read block that closes its connection: forget the handle before SQLite frees it, so
-        // no cancellation can interrupt a freed (or reused) connection.
-        database.willClose = { [weak self] in
-            guard let self else { return }
-            self.condition.withLock { _ = self.runningReads.removeValue(forKey: ticket) }
-        }
+        running.append(
+            RunningRead(
+                ticket: ticket, thread: thread, database: ObjectIdentifier(database),
+                connection: database.interruptHandle))
         return database
     }
 
-    private func checkIn(_ database: Database, thread: UInt, ticket: UInt64) {
-        database.willClose = nil  // closed below, under the lock, by the pool itself
+    private func checkIn(_ database: Database) {
         // A reader goes back only without a transaction: the next read must get a fresh snapshot.
         // The read block already rolled back after any error; if a transaction is somehow still
         // open and ROLLBACK fails too, the connection is closed below instead of reused.
         if database.isInsideTransaction { try? database.rollback() }
         condition.withLock {
-            runningReads[ticket] = nil
-            if let index = readingThreads.lastIndex(of: thread) { readingThreads.remove(at: index) }
+            let id = ObjectIdentifier(database)
+            if let index = running.firstIndex(where: { $0.database == id }) {
+                running.swapAt(index, running.count - 1)
+                running.removeLast()
+            }
             if database.isClosed || database.isInsideTransaction || isClosed {
                 // Closed by its block, stuck in a transaction, or the pool closed meanwhile:
                 // never hand it out again.
-                database.close()
+                closeHoldingLock(database)
                 openCount -= 1
             } else {
                 idle.append(database)
@@ -209,7 +217,27 @@ final class ReaderPool: @unchecked Sendable {
         var readerConfiguration = configuration
         // The writer chose the journal mode (WAL); a reader must not try to change it.
         readerConfiguration.journalMode = nil
-        return try Database(path: path, configuration: readerConfiguration)
+        let database = try Database(path: path, configuration: readerConfiguration)
+        // Set once for the connection's life: a read block that closes its connection makes the
+        // pool forget the handle before SQLite frees it.
+        let id = ObjectIdentifier(database)
+        database.willClose = { [weak self] in self?.connectionWillClose(id) }
+        return database
+    }
+
+    private func connectionWillClose(_ id: ObjectIdentifier) {
+        condition.withLock {
+            if let index = running.firstIndex(where: { $0.database == id }) {
+                running[index].connection = nil
+            }
+        }
+    }
+
+    /// Closes a reader the pool no longer hands out. Call holding `condition`: its `willClose`
+    /// (which takes `condition`) is dropped first, since the pool forgets it anyway.
+    private func closeHoldingLock(_ database: Database) {
+        database.willClose = nil
+        database.close()
     }
 
     // MARK: - Closing
@@ -223,7 +251,7 @@ final class ReaderPool: @unchecked Sendable {
             condition.wait()
         }
         for database in idle {
-            database.close()
+            closeHoldingLock(database)
         }
         idle.removeAll()
         openCount = 0
