@@ -72,13 +72,17 @@ import Testing
     @Test func theBlockOfAnAsyncReadIsRefusedPoolCalls() async throws {
         let directory = try TemporaryDirectory()
         let pool = try seededPool(in: directory)
-        let codes = try await pool.read { _ in
-            [
-                Self.errorCode { _ = try pool.read { _ in 0 } },
-                Self.errorCode { try pool.write { _ in } },
-                Self.errorCode { try pool.close() },
-            ]
+        // Bounded: were the block's thread not recorded, the nested close would wait for it.
+        let read = Task {
+            try await pool.read { _ in
+                [
+                    Self.errorCode { _ = try pool.read { _ in 0 } },
+                    Self.errorCode { try pool.write { _ in } },
+                    Self.errorCode { try pool.close() },
+                ]
+            }
         }
+        let codes = try await result(of: read, within: .seconds(10)).get()
         #expect(codes == [.reentrantCall, .reentrantCall, .reentrantCall])
         #expect(try await pool.read { db in try db.fetchOne(Int.self, sql: Self.countSQL) } == 100)
     }
