@@ -41,7 +41,7 @@ import Testing
             ("was refused a nested read", { _ in _ = try pool.read { _ in 0 } }),
         ]
         for (ending, block) in endings {
-            let afterwards = try outcome(within: 10) { () -> (SerialDBError.Code?, Int?) in
+            let afterwards = try outcome { () -> (SerialDBError.Code?, Int?) in
                 _ = try? pool.read { db in try block(db) }
                 let write = Self.errorCode { try pool.write { _ in } }
                 return (write, try pool.read { db in try db.fetchOne(Int.self, sql: Self.countSQL) })
@@ -56,7 +56,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let pool = try seededPool(in: directory, readers: 2)
         let codes = Locked<[SerialDBError.Code?]>([])
-        let finished = finishes(within: 10) {
+        let finished = finishes {
             _ = try? pool.read { db in
                 db.close()
                 let read = Self.errorCode { _ = try pool.read { _ in 0 } }
@@ -82,7 +82,7 @@ import Testing
                 ]
             }
         }
-        let codes = try await result(of: read, within: .seconds(10)).get()
+        let codes = try await result(of: read).get()
         #expect(codes == [.reentrantCall, .reentrantCall, .reentrantCall])
         #expect(try await pool.read { db in try db.fetchOne(Int.self, sql: Self.countSQL) } == 100)
     }
