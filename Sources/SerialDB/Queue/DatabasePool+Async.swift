@@ -20,11 +20,11 @@ extension DatabasePool {
                     DispatchQueue.global().async {
                         continuation.resume(
                             with: Result {
-                                try self.running(on: ThreadIdentity.current) {
-                                    try self.readers.read(ticket: ticket, cancellation: cancellation) { db in
-                                        started()
-                                        return try block(db)
-                                    }
+                                try self.readers.read(
+                                    thread: ThreadIdentity.current, ticket: ticket, cancellation: cancellation
+                                ) { db in
+                                    started()
+                                    return try block(db)
                                 }
                             })
                     }
@@ -45,7 +45,7 @@ extension DatabasePool {
         return try await measured(CallSite(file: file, line: line, function: function)) { started in
             try await writer.async { db in
                 started()
-                return try self.running(on: ThreadIdentity.current) { try db.writeTransaction(block) }
+                return try db.writeTransaction(block)
             }
         }
     }
@@ -59,7 +59,7 @@ extension DatabasePool {
         return try await measured(CallSite(file: file, line: line, function: function)) { started in
             try await writer.async { db in
                 started()
-                return try self.running(on: ThreadIdentity.current) { try block(db) }
+                return try block(db)
             }
         }
     }
@@ -74,7 +74,7 @@ extension DatabasePool {
         try await measured(CallSite(file: file, line: line, function: function)) { started in
             try await writer.async { db in
                 started()
-                try self.running(on: ThreadIdentity.current) { try db.inTransaction(kind, block) }
+                try db.inTransaction(kind, block)
             }
         }
     }

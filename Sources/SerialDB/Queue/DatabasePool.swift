@@ -39,8 +39,6 @@ public final class DatabasePool: Sendable {
     let readers: ReaderPool
     /// Measures blocks when the configuration asks for slow-block reports or statistics.
     let health: QueueHealth?
-    /// Threads running a block of this pool now, to refuse any pool call made from one.
-    private let activeThreads = LockedValue<[UInt]>([])
 
     /// Opens a pool on a database file in WAL mode.
     ///
@@ -85,14 +83,14 @@ public final class DatabasePool: Sendable {
         file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
         _ block: (Database) throws -> T
     ) throws -> T {
-        let thread = try checkNotReentrant()
-        let ticket = readers.takeTicket()
+        // The writer's check here; the readers' inside `readers.read`, under the lock it takes
+        // anyway (a read costs two lock acquisitions in all: check-out and check-in).
+        let thread = ThreadIdentity.current
+        try writer.checkNotReentrant(thread)
         return try measured(CallSite(file: file, line: line, function: function)) { started in
-            try running(on: thread) {
-                try readers.read(ticket: ticket) { db in
-                    started()
-                    return try block(db)
-                }
+            try readers.read(thread: thread) { db in
+                started()
+                return try block(db)
             }
         }
     }
@@ -107,11 +105,11 @@ public final class DatabasePool: Sendable {
         file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
         _ block: (Database) throws -> T
     ) throws -> T {
-        let thread = try checkNotReentrant()
+        try checkNotReentrant()
         return try measured(CallSite(file: file, line: line, function: function)) { started in
             try writer.sync { db in
                 started()
-                return try running(on: thread) { try db.writeTransaction(block) }
+                return try db.writeTransaction(block)
             }
         }
     }
@@ -122,11 +120,11 @@ public final class DatabasePool: Sendable {
         file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
         _ block: (Database) throws -> T
     ) throws -> T {
-        let thread = try checkNotReentrant()
+        try checkNotReentrant()
         return try measured(CallSite(file: file, line: line, function: function)) { started in
             try writer.sync { db in
                 started()
-                return try running(on: thread) { try block(db) }
+                return try block(db)
             }
         }
     }
@@ -137,11 +135,11 @@ public final class DatabasePool: Sendable {
         file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
         _ kind: TransactionKind = .deferred, _ block: (Database) throws -> TransactionCompletion
     ) throws {
-        let thread = try checkNotReentrant()
+        try checkNotReentrant()
         try measured(CallSite(file: file, line: line, function: function)) { started in
             try writer.sync { db in
                 started()
-                try running(on: thread) { try db.inTransaction(kind, block) }
+                try db.inTransaction(kind, block)
             }
         }
     }
@@ -203,28 +201,11 @@ public final class DatabasePool: Sendable {
     // MARK: - Reentrancy
 
     /// Throws ``SerialDBError/Code/reentrantCall`` when the calling thread runs a block of this
-    /// pool (the writer's or a reader's); returns the thread.
-    @discardableResult
-    func checkNotReentrant() throws -> UInt {
+    /// pool: a writer block (the writer's serializer knows the thread that runs its block) or
+    /// a read block (the reader pool records the threads running one).
+    func checkNotReentrant() throws {
         let thread = ThreadIdentity.current
         try writer.checkNotReentrant(thread)
-        if activeThreads.withLock({ $0.contains(thread) }) {
-            throw SerialDBError(
-                .reentrantCall,
-                "A DatabasePool method was called from inside a block of the same pool (\(configuration.label ?? path)); "
-                    + "it could wait for itself. Use the Database the block received.")
-        }
-        return thread
-    }
-
-    /// Runs `body` marked as a block of this pool on `thread`.
-    func running<T>(on thread: UInt, _ body: () throws -> T) throws -> T {
-        activeThreads.withLock { $0.append(thread) }
-        defer {
-            activeThreads.withLock { threads in
-                if let index = threads.lastIndex(of: thread) { threads.remove(at: index) }
-            }
-        }
-        return try body()
+        if readers.isReading(on: thread) { throw readers.reentrantCallError() }
     }
 }
