@@ -9,6 +9,8 @@ struct BenchReport: Encodable {
         var serialdbMs: Double
         var cMs: Double
         var ratio: Double
+        /// The median of the rounds' own ratios, which the target is judged by.
+        var pairedRatio: Double
         var runs: [Run]
         var serialdbMinMs: Double
         var serialdbMaxMs: Double
@@ -49,6 +51,7 @@ struct BenchReport: Encodable {
                 serialdbMs: Self.rounded(result.serialDB.median),
                 cMs: Self.rounded(result.rawC.median),
                 ratio: (result.ratio * 1000).rounded() / 1000,
+                pairedRatio: (result.pairedRatio * 1000).rounded() / 1000,
                 runs: runs,
                 serialdbMinMs: Self.rounded(result.serialDB.minimum),
                 serialdbMaxMs: Self.rounded(result.serialDB.maximum),

@@ -7,8 +7,11 @@ struct Samples {
     }
 
     /// The middle value (the mean of the two middle values for an even count).
-    var median: Double {
-        let sorted = milliseconds.sorted()
+    var median: Double { Self.median(of: milliseconds) }
+
+    /// The middle value of `values` (the mean of the two middle values for an even count).
+    static func median(of values: [Double]) -> Double {
+        let sorted = values.sorted()
         guard !sorted.isEmpty else { return .nan }
         let middle = sorted.count / 2
         return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
