@@ -17,6 +17,25 @@ import Testing
         return pool
     }
 
+    /// Starts, on a thread of its own, a read that runs until it is interrupted; returns
+    /// whether its block has begun, and its result once it ended.
+    private func startSlowRead(on pool: DatabasePool) -> (
+        started: Locked<Bool>, outcome: Locked<Result<Int?, any Error>?>
+    ) {
+        let started = Locked(false)
+        let outcome = Locked<Result<Int?, any Error>?>(nil)
+        Thread.detachNewThread {
+            let result = Result {
+                try pool.read { db -> Int? in
+                    started.withLock { $0 = true }
+                    return try db.fetchOne(Int.self, sql: Self.slowCount)
+                }
+            }
+            outcome.withLock { $0 = result }
+        }
+        return (started, outcome)
+    }
+
     /// The code of the `SerialDBError` that `body` throws, or `nil`.
     private struct BlockFailed: Error {}
 
@@ -115,17 +134,7 @@ import Testing
     @Test func interruptingThePoolStopsARunningBlockingReadAndItsReaderServesTheNextRead() throws {
         let directory = try TemporaryDirectory()
         let pool = try seededPool(in: directory, readers: 1)
-        let started = Locked(false)
-        let outcome = Locked<Result<Int?, any Error>?>(nil)
-        Thread.detachNewThread {
-            let result = Result {
-                try pool.read { db -> Int? in
-                    started.withLock { $0 = true }
-                    return try db.fetchOne(Int.self, sql: Self.slowCount)
-                }
-            }
-            outcome.withLock { $0 = result }
-        }
+        let (started, outcome) = startSlowRead(on: pool)
         // The statement may not have begun when the flag is set: interrupt until the read ends.
         let deadline = Date(timeIntervalSinceNow: deadlockBound)
         while outcome.withLock({ $0 == nil }) && Date() < deadline {
@@ -141,17 +150,7 @@ import Testing
     @Test func interruptingThePoolAfterAReadClosedItsConnectionReachesOnlyLiveReads() throws {
         let directory = try TemporaryDirectory()
         let pool = try seededPool(in: directory, readers: 2)
-        let started = Locked(false)
-        let outcome = Locked<Result<Int?, any Error>?>(nil)
-        Thread.detachNewThread {
-            let result = Result {
-                try pool.read { db -> Int? in
-                    started.withLock { $0 = true }
-                    return try db.fetchOne(Int.self, sql: Self.slowCount)
-                }
-            }
-            outcome.withLock { $0 = result }
-        }
+        let (started, outcome) = startSlowRead(on: pool)
         // A second read closes its connection and interrupts the pool from inside its block,
         // while its own connection is closed and the other read's is running.
         let deadline = Date(timeIntervalSinceNow: deadlockBound)
