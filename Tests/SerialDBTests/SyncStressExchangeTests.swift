@@ -40,8 +40,7 @@ import Testing
         #expect(run.status == 0, "\(run.output)")
         let scenario = try #require(run.scenario, "\(run.output)")
         #expect(scenario["ok"] as? Bool == true)
-        for invariant in ["diverged", "lost", "leaked", "duplicated", "unexpected", "overwritten", "cursor_mismatches"]
-        {
+        for invariant in SyncStressRun.invariants {
             #expect(scenario[invariant] as? Int == 0, "\(invariant): \(run.output)")
         }
     }

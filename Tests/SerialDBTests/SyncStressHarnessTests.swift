@@ -17,8 +17,7 @@ import Testing
         let scenario = try #require(run.scenario, "\(run.output)")
         #expect(scenario["scenario"] as? String == "sync")
         #expect(scenario["ok"] as? Bool == true)
-        for invariant in ["diverged", "lost", "leaked", "duplicated", "unexpected", "overwritten", "cursor_mismatches"]
-        {
+        for invariant in SyncStressRun.invariants {
             #expect(scenario[invariant] as? Int == 0, "\(invariant): \(run.output)")
         }
         #expect((scenario["writes_acknowledged"] as? Int ?? 0) > 0)
@@ -77,8 +76,7 @@ import Testing
         #expect(run.status == 0, "\(run.output)")
         let scenario = try #require(run.scenario, "\(run.output)")
         #expect(scenario["ok"] as? Bool == true)
-        for invariant in ["diverged", "lost", "leaked", "duplicated", "unexpected", "overwritten", "cursor_mismatches"]
-        {
+        for invariant in SyncStressRun.invariants {
             #expect(scenario[invariant] as? Int == 0, "\(invariant): \(run.output)")
         }
         #expect((scenario["server_restarts"] as? Int ?? 0) > 0)

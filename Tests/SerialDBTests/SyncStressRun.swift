@@ -3,6 +3,11 @@ import SerialDBTestSupport
 
 /// One run of the built `stress` executable and the sync scenario's record in its JSON report.
 struct SyncStressRun {
+    /// The report's damage counts, each 0 in a run that passes.
+    static let invariants = [
+        "diverged", "lost", "leaked", "duplicated", "unexpected", "overwritten", "cursor_mismatches",
+    ]
+
     let status: Int32
     /// Standard output and error.
     let output: String
