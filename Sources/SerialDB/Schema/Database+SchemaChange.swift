@@ -117,14 +117,7 @@ extension Database {
                 .schemaChangeRefused, "The new schema does not compile; nothing was changed. Fix the SQL.",
                 underlying: error)
         }
-        let virtualTables = try scratch.fetchAll(
-            String.self, sql: "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'virtual'")
-        guard virtualTables.isEmpty else {
-            throw SerialDBError(
-                .schemaChangeRefused,
-                "Virtual tables (\(virtualTables.joined(separator: ", "))) cannot be managed by a schema step; "
-                    + "create them in a closure step.")
-        }
+        try VirtualTableDefinition.refuseUnmanaged(in: scratch)
         // SerialDB's own objects are never read as the application's, so an application
         // object under such a name would silently never be created.
         let reserved = try scratch.fetchAll(
@@ -154,6 +147,7 @@ extension Database {
         for table in live.tables where desired.table(named: table.name) == nil {
             mismatches.append("table \(table.name) is still there")
         }
+        mismatches += VirtualTableDefinition.mismatches(live: live, desired: desired)
         let liveObjects = live.objects.map { SQLTokenizer.normalized($0.sql) }
         let desiredObjects = desired.objects.map { SQLTokenizer.normalized($0.sql) }
         if Set(liveObjects.map { $0.joined(separator: " ") }) != Set(desiredObjects.map { $0.joined(separator: " ") }) {
