@@ -469,4 +469,60 @@ import Testing
         #expect(error?.message.contains("closure step") == true)
         #expect(try queue.read { db in try db.fetchAll(String.self, sql: "SELECT name FROM sqlite_master") } == [])
     }
+
+    @Test func theToolPlansTheVirtualTableStepsMigrateRunsThemAndRefusalsComeAtPlanTime() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("tool.sqlite")
+        var configuration = Configuration()
+        configuration.journalMode = .delete
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        try queue.inDatabase { db in
+            _ = try db.changeSchema(
+                to: Self.notesTable + Self.notesIndex + "CREATE VIRTUAL TABLE doc USING fts4(body);")
+            try db.execute(sql: "INSERT INTO notes(id, title, body) VALUES (1, 'alpha', 'one'), (2, 'beta', 'two')")
+            try db.execute(sql: "INSERT INTO doc(docid, body) VALUES (7, 'seven'), (9, 'nine')")
+        }
+        try queue.close()
+        func schemaFile(_ sql: String) throws -> String {
+            let file = directory.path("schema-\(UUID().uuidString).sql")
+            try sql.write(toFile: file, atomically: true, encoding: .utf8)
+            return file
+        }
+        func bytes() throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
+        let before = try bytes()
+        let v2 = try schemaFile(
+            Self.notesTable
+                + Self.notesIndex.replacingOccurrences(of: "content_rowid='id'", with: "content_rowid='id', prefix='2'")
+                + "CREATE VIRTUAL TABLE doc USING fts5(body, tag);")
+        let plan = try ToolRun("serialdb", ["plan", path, "--schema", v2])
+        #expect(plan.status == 0, "\(plan.errors)")
+        for expected in [
+            "-- recreate virtual table \"doc\" (fts5): module fts4 → fts5; new column(s) tag",
+            "-- copy the 2 row(s) of \"doc\", with their rowids",
+            "INSERT INTO \"serialdb_new_doc\"(rowid, \"body\") SELECT rowid, \"body\" FROM \"doc\";",
+            "-- fill the full-text index \"notes_fts\" from \"notes\" (recreated)",
+            "INSERT INTO \"notes_fts\"(\"notes_fts\") VALUES('rebuild');",
+        ] {
+            #expect(plan.output.contains(expected), "\(expected) in \(plan.output)")
+        }
+        #expect(try bytes() == before, "a plan changes nothing")
+        let migrate = try ToolRun("serialdb", ["migrate", path, "--schema", v2])
+        #expect(migrate.status == 0, "\(migrate.errors)")
+        // migrate printed the plan it ran: the same steps `plan` announced.
+        #expect(migrate.output.hasPrefix(plan.output.trimmingCharacters(in: .newlines)), "\(migrate.output)")
+        try DatabaseQueue(path: path).inDatabase { db throws in
+            #expect(try matches(db, "doc", "nine") == [9])
+            #expect(try matches(db, "notes_fts", "be*") == [2])
+        }
+        // Omitting the table that stores rows is refused before anything is touched.
+        let v3 = try schemaFile(Self.notesTable + Self.notesIndex)
+        let afterMigrate = try bytes()
+        let refused = try ToolRun("serialdb", ["migrate", path, "--schema", v3])
+        #expect(refused.status == 3)
+        #expect(refused.errors.contains("refused: The fts5 table \"doc\" holds 2 row(s)"), "\(refused.errors)")
+        #expect(try bytes() == afterMigrate)
+        let allowed = try ToolRun("serialdb", ["migrate", path, "--schema", v3, "--allow-drop", "doc"])
+        #expect(allowed.status == 0, "\(allowed.errors)")
+        #expect(allowed.output.contains("-- drop virtual table \"doc\" (fts5)"))
+    }
 }
