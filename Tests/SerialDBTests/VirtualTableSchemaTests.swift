@@ -228,6 +228,64 @@ import Testing
     }
 
     @Test(arguments: DatabaseKind.allCases)
+    func oddNamesSurviveARecreationAndAContentlessCheck(kind: DatabaseKind) throws {
+        let name = "Notiz \"Suche\" ☕"
+        let quoted = name.quotedDatabaseIdentifier
+        let directory = try TemporaryDirectory()
+        let queue = try kind.makeQueue(in: directory)
+        try queue.inDatabase { db throws in
+            _ = try db.changeSchema(
+                to:
+                    "CREATE VIRTUAL TABLE \(quoted) USING fts5(\"Ä b\", x); CREATE VIRTUAL TABLE \"Leer\" USING fts4(t, content=\"\");"
+            )
+            try db.execute(sql: "INSERT INTO \(quoted)(rowid, \"Ä b\", x) VALUES (42, 'grün', 'x')")
+            try db.execute(sql: "INSERT INTO \"Leer\"(docid, t) VALUES (1, 'w')")
+            let refused = try db.planSchemaChange(
+                to:
+                    "CREATE VIRTUAL TABLE \(quoted) USING fts5(\"Ä b\", x, y); CREATE VIRTUAL TABLE leer USING fts4(t, u, content=\"\");"
+            )
+            #expect(refused.refusals.count == 1, "\(refused.refusals)")
+            #expect(refused.refusals.first?.contains("1 indexed row(s)") == true, "\(refused.refusals)")
+            _ = try db.changeSchema(
+                to:
+                    "CREATE VIRTUAL TABLE \(quoted) USING fts5(\"Ä b\", x, y); CREATE VIRTUAL TABLE \"Leer\" USING fts4(t, content=\"\");"
+            )
+            #expect(try matches(db, name, "grün") == [42])
+            try checkIntegrity(db, name)
+        }
+    }
+
+    @Test(arguments: DatabaseKind.allCases)
+    func aTableAndAVirtualTableCanTradePlaces(kind: DatabaseKind) throws {
+        let directory = try TemporaryDirectory()
+        let queue = try kind.makeQueue(in: directory)
+        try queue.inDatabase { db throws in
+            _ = try db.changeSchema(to: "CREATE TABLE search(id INTEGER PRIMARY KEY, body TEXT);")
+            _ = try db.changeSchema(to: "CREATE VIRTUAL TABLE search USING fts5(body);")
+            try db.execute(sql: "INSERT INTO search(rowid, body) VALUES (1, 'word')")
+            #expect(try matches(db, "search", "word") == [1])
+            var options = SchemaChangeOptions()
+            options.allowDropping(table: "search")
+            _ = try db.changeSchema(to: "CREATE TABLE search(id INTEGER PRIMARY KEY, body TEXT);", options: options)
+            #expect(
+                try db.fetchOne(String.self, sql: "SELECT type || ' ' || sql FROM sqlite_master")
+                    == "table CREATE TABLE search(id INTEGER PRIMARY KEY, body TEXT)")
+        }
+    }
+
+    @Test func aLiveVirtualTableOfAnotherModuleIsLeftAloneButNotReplacedBehindItsBack() throws {
+        let queue = try DatabaseQueue()
+        try queue.inDatabase { db throws in
+            try db.execute(sql: "CREATE VIRTUAL TABLE pages USING dbstat(main)")
+            // Left alone: a schema without it does not drop it.
+            _ = try db.changeSchema(to: "CREATE TABLE t(x);")
+            #expect(try db.fetchOne(Int.self, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'pages'") == 1)
+            let plan = try db.planSchemaChange(to: "CREATE TABLE t(x); CREATE TABLE pages(x);")
+            #expect(plan.refusals.contains { $0.contains("module dbstat") }, "\(plan.refusals)")
+        }
+    }
+
+    @Test(arguments: DatabaseKind.allCases)
     func anRTreeKeepsItsBoxesThroughANewDimension(kind: DatabaseKind) throws {
         let directory = try TemporaryDirectory()
         let queue = try kind.makeQueue(in: directory)
@@ -548,6 +606,10 @@ import Testing
             #expect(plan.output.contains(expected), "\(expected) in \(plan.output)")
         }
         #expect(try bytes() == before, "a plan changes nothing")
+        let inspect = try ToolRun("serialdb", ["inspect", path])
+        #expect(inspect.output.contains("virtual table notes_fts (fts5, content from \"notes\")"), "\(inspect.output)")
+        #expect(inspect.output.contains("virtual table doc (fts4)"), "\(inspect.output)")
+        #expect(!inspect.output.contains("_segdir") && !inspect.output.contains("_docsize"), "\(inspect.output)")
         let migrate = try ToolRun("serialdb", ["migrate", path, "--schema", v2])
         #expect(migrate.status == 0, "\(migrate.errors)")
         // migrate printed the plan it ran: the same steps `plan` announced.

@@ -45,8 +45,13 @@ struct VirtualTablePlanner {
             try drop(table)
         }
         for table in desired.virtualTables {
-            checkContentTable(of: table)
-            guard let source = live.virtualTable(named: table.name), source.isManaged else {
+            let source = live.virtualTable(named: table.name)
+            // An index the plan fills, or whose content table the plan takes away, must find
+            // its content; an unchanged one over a table nobody touches is left as it is.
+            if source?.comparisonKey != table.comparisonKey || table.contentTable.map(isRemoved) == true {
+                checkContentTable(of: table)
+            }
+            guard let source, source.isManaged else {
                 create(table)
                 continue
             }
@@ -149,9 +154,11 @@ struct VirtualTablePlanner {
         for column in table.copiedColumns {
             let folded = column.sqliteFolded
             let sourceName = oldNames[folded] ?? (renamedAway.contains(folded) ? nil : column)
-            if let sourceName, let match = sourceColumns.first(where: { $0.isSameSQLiteName(as: sourceName) }) {
-                copied.append((match, column))
-            }
+            let match =
+                sourceName.flatMap { name in sourceColumns.first { $0.isSameSQLiteName(as: name) } }
+                // A rename an earlier run applied: the live table already has the new name.
+                ?? (oldNames[folded] != nil ? sourceColumns.first { $0.isSameSQLiteName(as: column) } : nil)
+            if let match { copied.append((match, column)) }
         }
         for column in sourceColumns where !copied.contains(where: { $0.source.isSameSQLiteName(as: column) }) {
             let values =
@@ -232,6 +239,17 @@ struct VirtualTablePlanner {
         }
     }
 
+    /// Whether the live schema has a table or view of this name that the new schema lacks.
+    private func isRemoved(_ name: String) -> Bool {
+        let inLive =
+            live.table(named: name) != nil || live.virtualTable(named: name) != nil
+            || live.views.contains { $0.name.isSameSQLiteName(as: name) }
+        let inDesired =
+            desired.table(named: name) != nil || desired.virtualTable(named: name) != nil
+            || desired.views.contains { $0.name.isSameSQLiteName(as: name) }
+        return inLive && !inDesired
+    }
+
     private mutating func refuseDiscarding(
         _ source: VirtualTableDefinition, rows: Int, because table: VirtualTableDefinition
     ) {
@@ -267,11 +285,13 @@ struct VirtualTablePlanner {
             }
             for (shadow, query) in [("_docsize", "count(*)"), ("_segdir", "min(count(*), 1)")] {
                 let shadowName = table.name + shadow
-                if try db.fetchOne(Int.self, sql: "SELECT 1 FROM sqlite_master WHERE name = ?", arguments: [shadowName])
-                    != nil
+                // SQLite compares names with ASCII case folding, as lower() folds.
+                if let stored = try db.fetchOne(
+                    String.self, sql: "SELECT name FROM sqlite_master WHERE lower(name) = lower(?)",
+                    arguments: [shadowName])
                 {
-                    return try db.fetchOne(
-                        Int.self, sql: "SELECT \(query) FROM \(shadowName.quotedDatabaseIdentifier)") ?? 0
+                    return try db.fetchOne(Int.self, sql: "SELECT \(query) FROM \(stored.quotedDatabaseIdentifier)")
+                        ?? 0
                 }
             }
             return 0
