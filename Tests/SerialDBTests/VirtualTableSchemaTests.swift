@@ -6,15 +6,12 @@ import Testing
 /// Schema steps that hold full-text (FTS3/4/5) and R*Tree tables: created, dropped, recreated
 /// and refilled on real rows, with their shadow tables never taken for the app's own.
 @Suite struct VirtualTableSchemaTests {
-    private func refusal(_ body: () throws -> Void) -> SerialDBError? {
-        do {
-            try body()
-            return nil
-        } catch let error as SerialDBError {
-            return error
-        } catch {
-            return SerialDBError(.migrationFailed, "unexpected \(error)")
+    /// Expects applying `schema` to be refused as a schema change (and so change nothing).
+    private func expectRefused(_ queue: DatabaseQueue, _ schema: String) {
+        let error = #expect(throws: SerialDBError.self) {
+            try queue.inDatabase { db in _ = try db.changeSchema(to: schema) }
         }
+        #expect(error?.code == .schemaChangeRefused)
     }
 
     /// The rowids a full-text query finds, in order.
@@ -319,9 +316,7 @@ import Testing
         #expect(
             plan.refusals.contains { $0.contains("doc.body") && $0.contains("1 non-NULL value(s)") }, "\(plan.refusals)"
         )
-        #expect(
-            refusal { try queue.inDatabase { db in _ = try db.changeSchema(to: narrower) } }?.code
-                == .schemaChangeRefused)
+        expectRefused(queue, narrower)
         #expect(try queue.read { db in try DatabaseSnapshot(db) } == before)
         var options = SchemaChangeOptions()
         options.allowDropping(column: "body", inTable: "doc")
@@ -349,8 +344,7 @@ import Testing
         let plan = try queue.inDatabase { db in try db.planSchemaChange(to: keep) }
         #expect(plan.refusals.count == 1, "\(plan.refusals)")
         #expect(plan.refusals.first?.contains("\"v\" holds 2 row(s)") == true, "\(plan.refusals)")
-        #expect(
-            refusal { try queue.inDatabase { db in _ = try db.changeSchema(to: keep) } }?.code == .schemaChangeRefused)
+        expectRefused(queue, keep)
         #expect(try queue.read { db in try DatabaseSnapshot(db) } == before)
         var options = SchemaChangeOptions()
         options.allowDropping(table: "v")
@@ -485,9 +479,7 @@ import Testing
         let plan = try queue.inDatabase { db in try db.planSchemaChange(to: changed) }
         #expect(plan.refusals.count == 1, "\(plan.refusals)")
         #expect(plan.refusals.first?.contains("contentless: the text of its 20 indexed row(s) is not stored") == true)
-        #expect(
-            refusal { try queue.inDatabase { db in _ = try db.changeSchema(to: changed) } }?.code
-                == .schemaChangeRefused)
+        expectRefused(queue, changed)
         #expect(try queue.read { db in try DatabaseSnapshot(db) } == before)
         // Dropping it is refused the same way; allowed, it is recreated empty.
         #expect(try queue.inDatabase { db in try db.planSchemaChange(to: "") }.refusals.count == 1)
@@ -559,7 +551,7 @@ import Testing
 
     @Test func aVirtualTableOfAnotherModuleIsRefusedWithWhatToDo() throws {
         let queue = try DatabaseQueue()
-        let error = refusal {
+        let error = #expect(throws: SerialDBError.self) {
             try queue.inDatabase { db throws in
                 _ = try db.changeSchema(to: "CREATE TABLE t(x); CREATE VIRTUAL TABLE pages USING dbstat(main);")
             }
