@@ -7,12 +7,13 @@ extension Database {
     /// Compares the live schema with the CREATE statements in `sql` and returns what it would
     /// take to get there, without changing anything.
     ///
-    /// The desired schema is the whole application schema: its tables, indexes, triggers and
-    /// views. Live objects it does not mention are dropped (tables only when empty, or when
-    /// `options` allows it). SQLite's and SerialDB's own tables are never touched.
+    /// The desired schema is the whole application schema: its tables, virtual tables (FTS3/4/5,
+    /// R*Tree), indexes, triggers and views. Live objects it does not mention are dropped
+    /// (tables only when empty, or when `options` allows it). SQLite's and SerialDB's own
+    /// tables, shadow tables, and virtual tables of other modules are never touched.
     ///
     /// - Parameters:
-    ///   - sql: CREATE TABLE / INDEX / TRIGGER / VIEW statements.
+    ///   - sql: CREATE TABLE / VIRTUAL TABLE / INDEX / TRIGGER / VIEW statements.
     ///   - options: renames, fill values, allowed drops.
     /// - Throws: ``SerialDBError/Code/schemaChangeRefused`` when `sql` does not compile.
     public func planSchemaChange(to sql: String, options: SchemaChangeOptions = SchemaChangeOptions()) throws
