@@ -56,12 +56,14 @@ enum TableSchemaChange {
 
     /// The live app schema with `table` and its indexes replaced by `sql`: other tables first
     /// (so the new table's foreign keys and the views find them), then the new statements,
-    /// then the other indexes, triggers and views.
+    /// then the virtual tables (a full-text index of the app's is kept, not dropped as absent),
+    /// the other indexes, triggers and views.
     static func desiredSchema(_ db: Database, replacing table: String, with sql: String) throws -> String {
         let live = try db.schema()
         let lowered = table.lowercased()
         var statements = live.tables.filter { $0.name.lowercased() != lowered }.map(\.sql)
         statements.append(sql)
+        statements += live.virtualTables.filter(\.isManaged).map(\.sql)
         statements += live.indexes.filter { $0.tableName.lowercased() != lowered }.map(\.sql)
         statements += (live.triggers + live.views).map(\.sql)
         return statements.joined(separator: ";\n") + ";"

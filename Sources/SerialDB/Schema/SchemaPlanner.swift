@@ -54,11 +54,17 @@ struct SchemaPlanner {
                 target != rebuilds[index].sourceTable.sqliteFolded && sourceNames.contains(target)
         }
 
+        var virtualTables = VirtualTablePlanner(
+            db: db, live: live, desired: desired, options: options,
+            rewrittenTables: Set((rebuilds.map(\.targetTable) + created.map(\.name)).map(\.sqliteFolded)))
+        try virtualTables.plan()
+        refusals += virtualTables.refusals
+
         // Rebuilding, renaming or dropping a table would break (or be refused by) views and
         // triggers that mention it, so such a plan drops them all first and recreates the
         // desired ones last. Otherwise only the changed ones are replaced, and the triggers of a
         // replaced view with it (dropping a view drops its INSTEAD OF triggers).
-        let restructures = !rebuilds.isEmpty || !dropped.isEmpty
+        let restructures = !rebuilds.isEmpty || !dropped.isEmpty || virtualTables.restructures
         let rebuiltNames = Set(
             rebuilds.map { $0.targetTable.sqliteFolded } + rebuilds.map { $0.sourceTable.sqliteFolded })
         let droppedNames = Set(dropped.map { $0.name.sqliteFolded })
@@ -76,6 +82,7 @@ struct SchemaPlanner {
             guard !rebuiltNames.contains(table), !droppedNames.contains(table) else { continue }
             add("drop index \(index.name.quotedDatabaseIdentifier)", dropSQL(index))
         }
+        steps += virtualTables.stepsBeforeTables
         // Dropped tables go before the rebuilds and creates, which may reuse their names.
         // Foreign keys are off until the end of the change, so nothing cascades.
         for table in dropped {
@@ -106,6 +113,7 @@ struct SchemaPlanner {
                     "ALTER TABLE \(table.name.quotedDatabaseIdentifier) ADD COLUMN \(item.text)")
             }
         }
+        steps += virtualTables.stepsAfterTables
         for index in desired.indexes {
             let table = index.tableName.sqliteFolded
             if rebuiltNames.contains(table) || isNewOrChanged(index) {
@@ -156,6 +164,7 @@ struct SchemaPlanner {
         }
         for (table, renames) in options.columnRenames {
             guard let target = desired.table(named: table) else {
+                if desired.virtualTable(named: table) != nil { continue }  // VirtualTablePlanner checks them
                 refusals.append(
                     "Columns are renamed in table \(table.quotedDatabaseIdentifier), which the new schema does not define."
                 )
@@ -229,7 +238,7 @@ struct SchemaPlanner {
             try checkUniqueKeys(of: table, copying: columns, from: source)
             try checkForeignKeys(of: table, copying: columns, from: source)
         }
-        let temporaryName = try freeTemporaryName(for: table.name)
+        let temporaryName = try Self.freeTemporaryName(for: table.name, in: db)
         guard let createSQL = Self.createSQL(of: table, named: temporaryName) else {
             throw SerialDBError(.schemaChangeRefused, "Cannot read the CREATE TABLE statement of \(table.name).")
         }
@@ -523,7 +532,8 @@ struct SchemaPlanner {
             sql: "SELECT count(\(column.quotedDatabaseIdentifier)) FROM \(table.quotedDatabaseIdentifier)") ?? 0
     }
 
-    private func freeTemporaryName(for table: String) throws -> String {
+    /// `serialdb_new_<table>`, or with a number when that name is taken.
+    static func freeTemporaryName(for table: String, in db: Database) throws -> String {
         var candidate = "serialdb_new_" + table
         var attempt = 1
         while try db.fetchOne(
