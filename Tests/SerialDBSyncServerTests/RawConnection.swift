@@ -1,0 +1,118 @@
+#if canImport(Glibc)
+    import Foundation
+    import Glibc
+
+    /// One TCP connection to a test server driven byte by byte, as a hostile or broken client
+    /// would: partial requests, stalls, a chosen source address. Every read is bounded.
+    final class RawConnection {
+        private let socket: Int32
+
+        /// Connects to 127.0.0.1:`port` from `source` (any address of 127.0.0.0/8; `nil`: the
+        /// system's choice).
+        init(port: UInt16, from source: String? = nil) throws {
+            socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard socket >= 0 else { throw Failure("socket() failed: errno \(errno)") }
+            if let source {
+                var local = Self.address(source, port: 0)
+                let bound = withUnsafePointer(to: &local) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
+                }
+                guard bound == 0 else {
+                    close(socket)
+                    throw Failure("cannot bind to \(source): errno \(errno)")
+                }
+            }
+            var remote = Self.address("127.0.0.1", port: port)
+            let connected = withUnsafePointer(to: &remote) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard connected == 0 else {
+                close(socket)
+                throw Failure("cannot connect to port \(port): errno \(errno)")
+            }
+        }
+
+        deinit {
+            close(socket)
+        }
+
+        /// Sends bytes; `false` when the server has closed the connection.
+        @discardableResult
+        func send(_ bytes: [UInt8]) -> Bool {
+            bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
+        }
+
+        /// Sends the UTF-8 bytes of `text`.
+        @discardableResult
+        func send(_ text: String) -> Bool {
+            send(Array(text.utf8))
+        }
+
+        /// Stops sending: the server reads the end of the request.
+        func finishSending() {
+            shutdown(socket, Int32(SHUT_WR))
+        }
+
+        /// What arrives within `seconds`, until the server closes the connection or a whole
+        /// answer (headers and the body its Content-Length announces) is in: `nil` when nothing
+        /// came in time, empty when the server closed without a word.
+        func answer(within seconds: Int = 30) -> String? {
+            var received: [UInt8] = []
+            let deadline = Date().addingTimeInterval(Double(seconds))
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while Date() < deadline {
+                var timeout = timeval(tv_sec: 1, tv_usec: 0)
+                setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                let count = recv(socket, &buffer, buffer.count, 0)
+                if count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+                    return String(decoding: received, as: UTF8.self)
+                }
+                if count > 0 {
+                    received += buffer[0..<count]
+                    if Self.isComplete(received) { return String(decoding: received, as: UTF8.self) }
+                }
+            }
+            return received.isEmpty ? nil : String(decoding: received, as: UTF8.self)
+        }
+
+        /// Whether the server has closed the connection (a read sees its end, or an error),
+        /// waiting at most `milliseconds` for a sign.
+        func isClosedByServer(waitingMilliseconds milliseconds: Int = 1000) -> Bool {
+            var timeout = timeval(tv_sec: milliseconds / 1000, tv_usec: Int(milliseconds % 1000) * 1000)
+            setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            var byte: UInt8 = 0
+            let count = recv(socket, &byte, 1, 0)
+            return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+        }
+
+        private static func isComplete(_ bytes: [UInt8]) -> Bool {
+            let text = String(decoding: bytes, as: UTF8.self)
+            guard let end = text.range(of: "\r\n\r\n") else { return false }
+            let headers = text[..<end.lowerBound].lowercased()
+            guard let line = headers.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
+                let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
+            else { return true }
+            return text[end.upperBound...].utf8.count >= length
+        }
+
+        private static func address(_ host: String, port: UInt16) -> sockaddr_in {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = inet_addr(host)
+            return address
+        }
+
+        struct Failure: Error, CustomStringConvertible {
+            let description: String
+
+            init(_ description: String) {
+                self.description = description
+            }
+        }
+    }
+#endif
