@@ -22,6 +22,10 @@ public final class SyncService: Sendable {
     public static let defaultFetchLimit = 500
     /// The largest page fetch-data returns, whatever the request asks for.
     public static let maximumFetchLimit = 5000
+    /// The most bytes of JSON a fetch-data page holds: it stops before a change that would take
+    /// it past them, unless that change comes first (a page always holds at least one), and
+    /// says `has_more`.
+    public static let maximumPageBytes = 4 * 1024 * 1024
 
     /// Serves `configuration` from `store`.
     public init(configuration: SyncServerConfiguration, store: any SyncStore) {
@@ -205,12 +209,16 @@ public final class SyncService: Sendable {
         let asked = try request.count("limit", required: false) ?? Int64(Self.defaultFetchLimit)
         guard asked >= 1 else { throw SyncRequestError.badRequest("\"limit\" must be 1 or more") }
         let limit = Int(min(asked, Int64(Self.maximumFetchLimit)))
-        let page = try store.changes(
-            table: table.name, owner: owner(of: table, account: account), since: since, limit: limit)
-        var writer = JSONWriter(capacity: 128 + page.changes.reduce(0) { $0 + $1.rowJSON.utf8.count + 48 })
+        var writer = JSONWriter(capacity: 128)
         writer.raw("{\"table\":")
         writer.string(table.name)
         writer.raw(",\"changes\":[")
+        // What follows the changes: `],"version":` and a version, and the flags.
+        let tail = 128
+        let page = try store.changes(
+            table: table.name, owner: owner(of: table, account: account), since: since, limit: limit,
+            maximumBytes: Self.maximumPageBytes - writer.bytes.count - tail)
+        writer.reserve(page.changes.reduce(tail) { $0 + $1.wireSize })
         for (index, change) in page.changes.enumerated() {
             if index > 0 { writer.raw(",") }
             writeChange(change, into: &writer)

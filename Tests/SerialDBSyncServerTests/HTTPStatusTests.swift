@@ -149,7 +149,9 @@ struct FailingStore: SyncStore {
     }
 
     func latestVersions(of tables: [(table: String, owner: String)]) throws -> [Int64] { throw Failure() }
-    func changes(table: String, owner: String, since: Int64, limit: Int) throws -> SyncChangePage { throw Failure() }
+    func changes(table: String, owner: String, since: Int64, limit: Int, maximumBytes: Int) throws -> SyncChangePage {
+        throw Failure()
+    }
     func apply(account: String, clientID: String?, mutations: [SyncMutation]) throws -> [SyncMutationResult] {
         throw Failure()
     }
