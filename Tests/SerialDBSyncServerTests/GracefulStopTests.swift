@@ -4,7 +4,7 @@ import SerialDBTestSupport
 import Testing
 
 /// Stopping the server finishes the requests in flight before it closes the connections.
-@Suite struct GracefulStopTests {
+@Suite(.timeLimit(.minutes(5))) struct GracefulStopTests {
     @Test func stopAnswersTheRequestInFlightBeforeItReturns() async throws {
         let gate = GatedStore(try SQLiteSyncStore())
         var options = SyncServerOptions()

@@ -8,7 +8,7 @@ import Testing
 /// What one client can do to a server that others share: make it buffer bodies it will refuse,
 /// hold its connections, trickle bytes for ever, slip a NUL past the token check, or write
 /// control bytes into its log. None of it may cost the other clients their service.
-@Suite struct HostileClientTests {
+@Suite(.timeLimit(.minutes(5))) struct HostileClientTests {
     #if canImport(Glibc)
         @Test func aRequestWithoutAValidTokenIsAnsweredBeforeItsBodyIsSent() async throws {
             let running = try RunningSyncServer(.sqliteMemory)
@@ -84,6 +84,42 @@ import Testing
                 if !servedAgain { try await Task.sleep(for: .milliseconds(100)) }
             }
             #expect(servedAgain)
+        }
+
+        @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
+            let running = try RunningSyncServer(.sqliteMemory)
+            defer { try? running.stop() }
+            let bodies = [#"{"tables": []}"#, #"{"table": "note"}"#, #"{"table": "nothing"}"#]
+            let paths = ["/v1/check-update", "/v1/fetch-schema", "/v1/fetch-schema"]
+            let connection = try RawConnection(port: running.server.port)
+            // Three requests in one write, before any answer.
+            connection.send(
+                zip(paths, bodies).map { path, body in
+                    "POST \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t-alice\r\n"
+                        + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+                }.joined())
+            var answers: [String] = []
+            for _ in paths {
+                answers.append(connection.answer() ?? "")
+            }
+            #expect(answers.map { $0.prefix(12) } == ["HTTP/1.1 200", "HTTP/1.1 200", "HTTP/1.1 400"])
+            #expect(answers[0].contains(#""account":"alice""#))
+            #expect(answers[1].contains(#""table":"note""#))
+        }
+
+        @Test func threeHundredSlowSocketsDoNotStopOthersBeingServed() async throws {
+            let running = try RunningSyncServer(.sqliteMemory) { $0.maximumConnectionsPerAddress = 1000 }
+            defer { try? running.stop() }
+            var slow: [RawConnection] = []
+            for index in 0..<300 {
+                let connection = try RawConnection(port: running.server.port)
+                connection.send("POST /v1/check-update HTTP/1.1\r\nHost: x\r\nX-Slow-\(index): ")
+                slow.append(connection)
+            }
+            for _ in 0..<5 {
+                #expect(try await running.alice.post("/v1/check-update", #"{"tables": []}"#).status == 200)
+            }
+            #expect(slow.allSatisfy { $0.send("a") }, "the slow sockets are still open")
         }
 
         @Test func aRequestTrickledInByteByByteIsCutAtItsDeadline() async throws {

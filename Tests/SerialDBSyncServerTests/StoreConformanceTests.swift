@@ -7,7 +7,7 @@ import Testing
 /// The ``SyncStore`` promises called directly, on every store: what an upload does to a key it
 /// names more than once, and values that are awkward to carry (quotes, backslashes, braces,
 /// commas, the word NULL, non-ASCII).
-@Suite struct StoreConformanceTests {
+@Suite(.timeLimit(.minutes(5))) struct StoreConformanceTests {
     private func mutation(
         _ seq: Int64, _ id: String, deleted: Bool = false, base: Int64?, owner: String = "alice"
     ) -> SyncMutation {
@@ -71,7 +71,7 @@ import Testing
 
 /// Pages that end exactly at their limit or their byte budget, purges through a version in
 /// the middle, and a counter that only ever moves with the rows it numbers: on every store.
-@Suite struct StorePagingTests {
+@Suite(.timeLimit(.minutes(5))) struct StorePagingTests {
     /// Upserts of `titles` under keys k1, k2... (versions 1, 2...), as one upload.
     private func load(_ titles: [String], into store: any SyncStore) throws -> [SyncMutation] {
         let mutations = titles.enumerated().map { index, title in

@@ -6,7 +6,7 @@ import Testing
 @testable import SerialDBSyncServer
 
 /// The configuration file, and what the server does when its tables change.
-@Suite struct SyncServerConfigurationTests {
+@Suite(.timeLimit(.minutes(5))) struct SyncServerConfigurationTests {
     private func refusal(_ json: String) -> String? {
         do {
             _ = try SyncServerConfiguration(json: Data(json.utf8))

@@ -4,7 +4,7 @@ import SerialDBSyncWire
 import Testing
 
 /// The four calls of DESIGN.md's wire protocol, over real HTTP, against every store.
-@Suite struct WireProtocolTests {
+@Suite(.timeLimit(.minutes(5))) struct WireProtocolTests {
     @Test(arguments: SyncStoreKind.allCases)
     func checkUpdateListsEveryTableWithItsScopeOwnerAndWhatChanged(_ kind: SyncStoreKind) async throws {
         let running = try RunningSyncServer(kind)

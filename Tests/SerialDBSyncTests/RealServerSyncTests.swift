@@ -41,7 +41,7 @@ final class RestartableTransport: SyncTransport {
     }
 }
 
-@Suite("SyncClient against serialdb-sync-server", .serialized)
+@Suite("SyncClient against serialdb-sync-server", .serialized, .timeLimit(.minutes(5)))
 struct RealServerSyncTests {
     func device(_ directory: TemporaryDirectory, _ name: String, _ transport: any SyncTransport) throws -> (
         DatabaseQueue, SyncClient
