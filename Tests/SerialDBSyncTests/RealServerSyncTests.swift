@@ -99,6 +99,34 @@ struct RealServerSyncTests {
         try await server.stop()
     }
 
+    @Test("rows too large for one 4 MiB page arrive whole, in pages of a few rows that say more follow")
+    func largeRowsArriveInShortPages() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try await SyncServerProcess(in: directory)
+        // Uploads of two rows at a time stay under the server's 4 MiB body limit.
+        let phone = try DatabaseQueue(path: directory.path("phone.sqlite"))
+        let phoneClient = try SyncClient(queue: phone, transport: server.transport(), pageSize: 2)
+        _ = try await phoneClient.sync()
+        let values = (0..<10).map { String(repeating: "\($0)", count: 1_000_000) }
+        try await phone.write { db in
+            for (index, title) in values.enumerated() {
+                try db.execute(sql: "INSERT INTO note(id, title) VALUES (?, ?)", arguments: ["n\(index)", title])
+            }
+        }
+        #expect(try await phoneClient.sync().uploaded == 10)
+
+        let pages = PageRecorder(server.transport())
+        let (laptop, laptopClient) = try device(directory, "laptop", pages)
+        #expect(try await laptopClient.sync().downloaded == 10)
+        #expect(
+            try await titles(laptop) == Dictionary(uniqueKeysWithValues: values.enumerated().map { ("n\($0)", $1) }))
+        let notes = pages.pages.withLock { $0.filter { $0.table == "note" } }
+        #expect(notes.count >= 3, "pages of at most 4 MiB: \(notes.map(\.changes.count))")
+        #expect(notes.dropLast().allSatisfy { $0.hasMore && !$0.changes.isEmpty && $0.changes.count < 500 })
+        #expect(notes.last?.hasMore == false)
+        try await server.stop()
+    }
+
     @Test("two accounts never see each other's rows")
     func accountsNeverMeet() async throws {
         let directory = try TemporaryDirectory()
@@ -290,5 +318,33 @@ struct RealServerSyncTests {
         let upload = try await phoneClient.sync()
         #expect(upload.uploaded == 1 && upload.rejected.isEmpty)
         try await second.stop()
+    }
+}
+
+/// Passes every call to a transport and keeps the fetch-data pages it returned.
+private final class PageRecorder: SyncTransport {
+    let base: HTTPSyncTransport
+    let pages = Mutex<[FetchDataResponse]>([])
+
+    init(_ base: HTTPSyncTransport) {
+        self.base = base
+    }
+
+    func checkUpdate(_ request: CheckUpdateRequest) async throws -> CheckUpdateResponse {
+        try await base.checkUpdate(request)
+    }
+
+    func fetchSchema(_ request: FetchSchemaRequest) async throws -> FetchSchemaResponse {
+        try await base.fetchSchema(request)
+    }
+
+    func fetchData(_ request: FetchDataRequest) async throws -> FetchDataResponse {
+        let page = try await base.fetchData(request)
+        pages.withLock { $0.append(page) }
+        return page
+    }
+
+    func postData(_ request: PostDataRequest) async throws -> PostDataResponse {
+        try await base.postData(request)
     }
 }
