@@ -13,24 +13,12 @@
             socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             guard socket >= 0 else { throw Failure("socket() failed: errno \(errno)") }
             if let source {
-                var local = Self.address(source, port: 0)
-                let bound = withUnsafePointer(to: &local) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                    }
-                }
-                guard bound == 0 else {
+                guard Self.use(socket, source, port: 0, { bind($0, $1, $2) }) else {
                     close(socket)
                     throw Failure("cannot bind to \(source): errno \(errno)")
                 }
             }
-            var remote = Self.address("127.0.0.1", port: port)
-            let connected = withUnsafePointer(to: &remote) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            guard connected == 0 else {
+            guard Self.use(socket, "127.0.0.1", port: port, { connect($0, $1, $2) }) else {
                 close(socket)
                 throw Failure("cannot connect to port \(port): errno \(errno)")
             }
@@ -99,12 +87,20 @@
             return text[end.upperBound...].utf8.count >= length
         }
 
-        private static func address(_ host: String, port: UInt16) -> sockaddr_in {
+        /// Calls `operation` (bind or connect) with the IPv4 address `host`:`port`; whether it succeeded.
+        private static func use(
+            _ socket: Int32, _ host: String, port: UInt16,
+            _ operation: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Int32
+        ) -> Bool {
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = port.bigEndian
             address.sin_addr.s_addr = inet_addr(host)
-            return address
+            return withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    operation(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            } == 0
         }
 
         struct Failure: Error, CustomStringConvertible {

@@ -6,10 +6,12 @@ import Synchronization
 import Testing
 
 /// A transport to the real server whose address can change (the server restarted on a new
-/// port), with a hook that runs once after the next upload reached the server.
+/// port), with a hook that runs once after the next upload reached the server, and the
+/// fetch-data pages it returned.
 final class RestartableTransport: SyncTransport {
     let base: Mutex<HTTPSyncTransport>
     let afterUpload = Mutex<(@Sendable () async throws -> Void)?>(nil)
+    let pages = Mutex<[FetchDataResponse]>([])
 
     init(_ transport: HTTPSyncTransport) {
         base = Mutex(transport)
@@ -26,7 +28,9 @@ final class RestartableTransport: SyncTransport {
     }
 
     func fetchData(_ request: FetchDataRequest) async throws -> FetchDataResponse {
-        try await current.fetchData(request)
+        let page = try await current.fetchData(request)
+        pages.withLock { $0.append(page) }
+        return page
     }
 
     func postData(_ request: PostDataRequest) async throws -> PostDataResponse {
@@ -115,7 +119,7 @@ struct RealServerSyncTests {
         }
         #expect(try await phoneClient.sync().uploaded == 10)
 
-        let pages = PageRecorder(server.transport())
+        let pages = RestartableTransport(server.transport())
         let (laptop, laptopClient) = try device(directory, "laptop", pages)
         #expect(try await laptopClient.sync().downloaded == 10)
         #expect(
@@ -318,33 +322,5 @@ struct RealServerSyncTests {
         let upload = try await phoneClient.sync()
         #expect(upload.uploaded == 1 && upload.rejected.isEmpty)
         try await second.stop()
-    }
-}
-
-/// Passes every call to a transport and keeps the fetch-data pages it returned.
-private final class PageRecorder: SyncTransport {
-    let base: HTTPSyncTransport
-    let pages = Mutex<[FetchDataResponse]>([])
-
-    init(_ base: HTTPSyncTransport) {
-        self.base = base
-    }
-
-    func checkUpdate(_ request: CheckUpdateRequest) async throws -> CheckUpdateResponse {
-        try await base.checkUpdate(request)
-    }
-
-    func fetchSchema(_ request: FetchSchemaRequest) async throws -> FetchSchemaResponse {
-        try await base.fetchSchema(request)
-    }
-
-    func fetchData(_ request: FetchDataRequest) async throws -> FetchDataResponse {
-        let page = try await base.fetchData(request)
-        pages.withLock { $0.append(page) }
-        return page
-    }
-
-    func postData(_ request: PostDataRequest) async throws -> PostDataResponse {
-        try await base.postData(request)
     }
 }
