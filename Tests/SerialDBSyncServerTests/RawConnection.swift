@@ -6,6 +6,8 @@
     /// would: partial requests, stalls, a chosen source address. Every read is bounded.
     final class RawConnection {
         private let socket: Int32
+        /// Bytes received and not yet returned by ``answer(within:)``.
+        private var pending: [UInt8] = []
 
         /// Connects to 127.0.0.1:`port` from `source` (any address of 127.0.0.0/8; `nil`: the
         /// system's choice).
@@ -45,26 +47,29 @@
             shutdown(socket, Int32(SHUT_WR))
         }
 
-        /// What arrives within `seconds`, until the server closes the connection or a whole
-        /// answer (headers and the body its Content-Length announces) is in: `nil` when nothing
-        /// came in time, empty when the server closed without a word.
+        /// The next answer that arrives within `seconds`: until the server closes the connection
+        /// or a whole answer (headers and the body its Content-Length announces) is in; bytes of
+        /// the answers after it are kept for the next call. `nil` when nothing came in time,
+        /// empty when the server closed without a word.
         func answer(within seconds: Int = 30) -> String? {
-            var received: [UInt8] = []
             let deadline = Date().addingTimeInterval(Double(seconds))
             var buffer = [UInt8](repeating: 0, count: 65536)
-            while Date() < deadline {
+            while true {
+                if let length = Self.firstAnswerLength(pending) {
+                    defer { pending.removeFirst(length) }
+                    return String(decoding: pending.prefix(length), as: UTF8.self)
+                }
+                guard Date() < deadline else { break }
                 var timeout = timeval(tv_sec: 1, tv_usec: 0)
                 setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
                 let count = recv(socket, &buffer, buffer.count, 0)
                 if count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-                    return String(decoding: received, as: UTF8.self)
+                    defer { pending.removeAll() }
+                    return String(decoding: pending, as: UTF8.self)
                 }
-                if count > 0 {
-                    received += buffer[0..<count]
-                    if Self.isComplete(received) { return String(decoding: received, as: UTF8.self) }
-                }
+                if count > 0 { pending += buffer[0..<count] }
             }
-            return received.isEmpty ? nil : String(decoding: received, as: UTF8.self)
+            return pending.isEmpty ? nil : String(decoding: pending, as: UTF8.self)
         }
 
         /// Whether the server has closed the connection (a read sees its end, or an error),
@@ -77,14 +82,21 @@
             return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
         }
 
-        private static func isComplete(_ bytes: [UInt8]) -> Bool {
-            let text = String(decoding: bytes, as: UTF8.self)
-            guard let end = text.range(of: "\r\n\r\n") else { return false }
-            let headers = text[..<end.lowerBound].lowercased()
-            guard let line = headers.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
-                let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
-            else { return true }
-            return text[end.upperBound...].utf8.count >= length
+        /// The length of the first whole answer in `bytes`, if one is there.
+        private static func firstAnswerLength(_ bytes: [UInt8]) -> Int? {
+            let separator: [UInt8] = Array("\r\n\r\n".utf8)
+            guard bytes.count >= separator.count,
+                let end = (0...(bytes.count - separator.count)).first(where: {
+                    bytes[$0..<$0 + separator.count].elementsEqual(separator)
+                })
+            else { return nil }
+            let headers = String(decoding: bytes[..<end], as: UTF8.self).lowercased()
+            let length =
+                headers.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }).flatMap {
+                    Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
+                } ?? 0
+            let total = end + separator.count + length
+            return bytes.count >= total ? total : nil
         }
 
         /// Calls `operation` (bind or connect) with the IPv4 address `host`:`port`; whether it succeeded.
