@@ -197,8 +197,9 @@ public final class SyncClient: Sendable {
     /// A "resync" answer restarts the table from 0 in pages of 5000, the server's cap: the
     /// server compares every cursor above 0 with its purge floor, so a pass from 0 whose page
     /// cursors stay below the floor would be told to resync again at its second page. Pages
-    /// of 5000 get past the floor unless more than 5000 changes lie below it; a second
-    /// "resync" in one fetch then throws instead of looping.
+    /// of 5000 get past the floor unless more than 5000 changes lie below it (or fewer, when
+    /// their rows are large enough that 4 MiB of JSON ends a page first); a second "resync"
+    /// in one fetch then throws instead of looping.
     private func fetch(
         _ table: String, from cursor: Int64, resyncing: Bool, state: inout SyncProgress,
         progress: (@Sendable (SyncProgress) -> Void)?

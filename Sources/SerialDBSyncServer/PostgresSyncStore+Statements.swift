@@ -9,17 +9,31 @@ extension PostgresSyncStore {
             ORDER BY k.position
             """)
 
-    /// The purge floor (always one row) and the page after it; no page below the floor.
+    /// The purge floor (always one row) and the page after it; no page below the floor. $4 is
+    /// one more than the page's limit, $5 its byte budget, $6 the bytes around each row. The
+    /// first change, and those after it that fit, come with their JSON; the first that does not
+    /// (by count, or by its running size, which comes from the stored sizes without reading the
+    /// values) comes with NULL instead, saying that more follow; the rest are not returned.
     static let page = PostgresStatement(
         name: "serialdb_page",
         sql: """
             SELECT s.purge_floor, r.version, r.deleted, r.row_json
             FROM serialdb_sync_state AS s
             LEFT JOIN LATERAL (
-                SELECT version, deleted, row_json FROM serialdb_sync_row
-                WHERE table_name = $1 AND owner = $2 AND version > $3::bigint
-                  AND NOT ($3::bigint > 0 AND $3::bigint < s.purge_floor)
-                ORDER BY version LIMIT $4::bigint) AS r ON true
+                SELECT version, deleted,
+                       CASE WHEN position < $4::bigint AND (position = 1 OR running <= $5::bigint)
+                            THEN row_json END AS row_json
+                FROM (
+                    SELECT version, deleted, row_json, row_number() OVER w AS position,
+                           sum(octet_length(row_json) + $6::bigint) OVER w AS running,
+                           octet_length(row_json) + $6::bigint AS size
+                    FROM (
+                        SELECT version, deleted, row_json FROM serialdb_sync_row
+                        WHERE table_name = $1 AND owner = $2 AND version > $3::bigint
+                          AND NOT ($3::bigint > 0 AND $3::bigint < s.purge_floor)
+                        ORDER BY version LIMIT $4::bigint) AS candidates
+                    WINDOW w AS (ORDER BY version ROWS UNBOUNDED PRECEDING)) AS sized
+                WHERE position <= 2 OR running - size <= $5::bigint) AS r ON true
             WHERE s.id = 1
             ORDER BY r.version
             """)

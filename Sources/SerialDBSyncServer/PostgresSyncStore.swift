@@ -56,26 +56,35 @@ public final class PostgresSyncStore: SyncStore {
         }
     }
 
-    /// The changes of one table and owner above `since`, in version order, at most `limit`: the
-    /// purge floor and the page come from one statement, so from one snapshot.
-    public func changes(table: String, owner: String, since: Int64, limit: Int) throws -> SyncChangePage {
+    /// The changes of one table and owner above `since`, in version order, at most `limit` and
+    /// `maximumBytes`: the purge floor and the page come from one statement, so from one
+    /// snapshot, and the database sends the JSON of the page's rows only.
+    public func changes(
+        table: String, owner: String, since: Int64, limit: Int, maximumBytes: Int
+    ) throws -> SyncChangePage {
         try withRetry { connection in
-            let result = try connection.run(Self.page, [table, owner, String(since), String(limit + 1)])
+            let result = try connection.run(
+                Self.page,
+                [
+                    table, owner, String(since), String(limit + 1), String(maximumBytes),
+                    String(SyncChange.wireOverhead),
+                ])
             let floor = result.count > 0 ? try result.int64(0, 0) ?? 0 : 0
             if since > 0 && since < floor {
                 return SyncChangePage(changes: [], hasMore: false, resync: true)
             }
             var changes: [SyncChange] = []
             changes.reserveCapacity(result.count)
+            var hasMore = false
             for row in 0..<result.count {
                 guard let version = try result.int64(row, 1) else { continue }
-                changes.append(
-                    SyncChange(
-                        version: version, deleted: result.bool(row, 2) ?? false, rowJSON: result.string(row, 3) ?? "{}")
-                )
+                // The change after the page: it exists, its JSON was not sent.
+                guard let json = result.string(row, 3) else {
+                    hasMore = true
+                    continue
+                }
+                changes.append(SyncChange(version: version, deleted: result.bool(row, 2) ?? false, rowJSON: json))
             }
-            let hasMore = changes.count > limit
-            if hasMore { changes.removeLast() }
             return SyncChangePage(changes: changes, hasMore: hasMore, resync: false)
         }
     }

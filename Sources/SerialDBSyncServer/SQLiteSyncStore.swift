@@ -84,22 +84,36 @@ public final class SQLiteSyncStore: SyncStore {
         }
     }
 
-    /// The changes of one table and owner above `since`, in version order, at most `limit`.
-    public func changes(table: String, owner: String, since: Int64, limit: Int) throws -> SyncChangePage {
+    /// The changes of one table and owner above `since`, in version order, at most `limit` and
+    /// `maximumBytes`: read one row at a time, stopping at the first that does not fit (the
+    /// most held beyond the page is that one row).
+    public func changes(
+        table: String, owner: String, since: Int64, limit: Int, maximumBytes: Int
+    ) throws -> SyncChangePage {
         try queue.read { db in
             let floor = try db.fetchOne(Int64.self, sql: "SELECT purge_floor FROM serialdb_sync_state") ?? 0
             if since > 0 && since < floor {
                 return SyncChangePage(changes: [], hasMore: false, resync: true)
             }
-            var changes = try db.cachedStatement(
-                sql: """
-                    SELECT version, deleted, row FROM serialdb_sync_row
-                    WHERE table_name = ? AND owner = ? AND version > ? ORDER BY version LIMIT ?
-                    """
-            ).fetchAll(StoredChange.self, arguments: [table, owner, since, limit + 1]).map(\.change)
-            let hasMore = changes.count > limit
-            if hasMore { changes.removeLast() }
-            return SyncChangePage(changes: changes, hasMore: hasMore, resync: false)
+            var changes: [SyncChange] = []
+            var bytes = 0
+            do {
+                try db.forEachRow(
+                    sql: """
+                        SELECT version, deleted, row FROM serialdb_sync_row
+                        WHERE table_name = ? AND owner = ? AND version > ? ORDER BY version LIMIT ?
+                        """, arguments: [table, owner, since, limit + 1]
+                ) { row in
+                    guard changes.count < limit else { throw PageFull() }
+                    let change = try StoredChange(row: row).change
+                    guard changes.isEmpty || bytes + change.wireSize <= maximumBytes else { throw PageFull() }
+                    changes.append(change)
+                    bytes += change.wireSize
+                }
+            } catch is PageFull {
+                return SyncChangePage(changes: changes, hasMore: true, resync: false)
+            }
+            return SyncChangePage(changes: changes, hasMore: false, resync: false)
         }
     }
 
@@ -215,6 +229,9 @@ public final class SQLiteSyncStore: SyncStore {
         try queue.close()
     }
 }
+
+/// Thrown to stop reading a page that is full.
+private struct PageFull: Error {}
 
 /// A row of `serialdb_sync_row` as a change.
 private struct StoredChange: RowDecodable {

@@ -16,17 +16,41 @@ public struct SyncServerConfiguration: Sendable {
     /// The accounts' tokens.
     private let tokens: [(token: [UInt8], account: String)]
 
+    /// The longest token a configuration may hold, in UTF-8 bytes. The HTTP server reads a
+    /// request's line and headers into 32 KiB and answers 431 to more, so a much longer token
+    /// could never be sent; this leaves room for the path and a client's other headers.
+    public static let maximumTokenLength = 16 * 1024
+
     /// Builds a configuration from tables and a token → account map.
     ///
     /// - Throws: ``SyncServerError/Code/invalidConfiguration`` for two tables of one name, an
-    ///   empty token or account.
+    ///   empty token or account, or a token no HTTP client could send: longer than
+    ///   ``maximumTokenLength``, or holding a control character or a space at either end.
     public init(tables: [SyncTable], tokens: [String: String]) throws {
         var seen = Set<String>()
         for table in tables where !seen.insert(table.name.lowercased()).inserted {
             throw SyncServerError(.invalidConfiguration, "table \(JSONWriter.quoted(table.name)) is listed twice")
         }
-        for (token, account) in tokens where token.isEmpty || account.isEmpty {
-            throw SyncServerError(.invalidConfiguration, "a token and its account must both be non-empty strings")
+        for (token, account) in tokens.sorted(by: { $0.value < $1.value }) {
+            guard !token.isEmpty, !account.isEmpty else {
+                throw SyncServerError(.invalidConfiguration, "a token and its account must both be non-empty strings")
+            }
+            // The message names the account, never the token.
+            let owner = "the token of account \(JSONWriter.quoted(account))"
+            if token.utf8.count > Self.maximumTokenLength {
+                throw SyncServerError(
+                    .invalidConfiguration,
+                    "\(owner) is \(token.utf8.count) bytes long; an HTTP header carries at most "
+                        + "\(Self.maximumTokenLength): configure a shorter token")
+            }
+            if token.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+                || token.first?.isWhitespace == true || token.last?.isWhitespace == true
+            {
+                throw SyncServerError(
+                    .invalidConfiguration,
+                    "\(owner) holds a control character or begins or ends with a space, which no HTTP header "
+                        + "can carry: configure a token of printable characters")
+            }
         }
         self.tables = tables
         self.tokens = tokens.sorted { $0.key < $1.key }.map { (Array($0.key.utf8), $0.value) }

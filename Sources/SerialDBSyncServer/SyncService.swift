@@ -22,6 +22,10 @@ public final class SyncService: Sendable {
     public static let defaultFetchLimit = 500
     /// The largest page fetch-data returns, whatever the request asks for.
     public static let maximumFetchLimit = 5000
+    /// The most bytes of JSON a fetch-data page holds: it stops before a change that would take
+    /// it past them, unless that change comes first (a page always holds at least one), and
+    /// says `has_more`.
+    public static let maximumPageBytes = 4 * 1024 * 1024
 
     /// Serves `configuration` from `store`.
     public init(configuration: SyncServerConfiguration, store: any SyncStore) {
@@ -29,12 +33,25 @@ public final class SyncService: Sendable {
         self.store = store
     }
 
+    /// The answer to a request that its method, path and `Authorization` header alone refuse
+    /// (404, 405, 401), or `nil` when its body must be read. A server calls it as soon as the
+    /// headers are in, so that a caller without a valid token cannot make it buffer a body.
+    public func refusal(method: String, path: String, authorization: String?) -> SyncResponse? {
+        do {
+            _ = try route(method: method, path: path)
+            _ = try authenticate(authorization)
+            return nil
+        } catch {
+            return SyncResponse(status: error.status, body: error.body)
+        }
+    }
+
     /// Answers one request. Never throws: every failure is a status and an error body.
     public func handle(_ request: SyncRequest) -> SyncResponse {
         var account: String?
         do {
-            let call = try route(request)
-            let owner = try authenticate(request)
+            let call = try route(method: request.method, path: request.path)
+            let owner = try authenticate(request.authorization)
             account = owner
             let body: JSONValue
             do {
@@ -96,21 +113,22 @@ public final class SyncService: Sendable {
         case postData
     }
 
-    private func route(_ request: SyncRequest) throws(SyncRequestError) -> Call {
+    private func route(method: String, path: String) throws(SyncRequestError) -> Call {
         let call: Call
-        switch request.path {
+        switch path {
         case "/v1/check-update": call = .checkUpdate
         case "/v1/fetch-schema": call = .fetchSchema
         case "/v1/fetch-data": call = .fetchData
         case "/v1/post-data": call = .postData
-        default: throw .notFound(request.path)
+        default: throw .notFound(path)
         }
-        guard request.method == "POST" else { throw .methodNotAllowed(request.method) }
+        guard method == "POST" else { throw .methodNotAllowed(method) }
         return call
     }
 
-    private func authenticate(_ request: SyncRequest) throws(SyncRequestError) -> String {
-        guard let header = request.authorization else { throw .unauthorized }
+    private func authenticate(_ authorization: String?) throws(SyncRequestError) -> String {
+        // A NUL ends the header for C code: what follows it must not decide anything.
+        guard let header = authorization, !header.utf8.contains(0) else { throw .unauthorized }
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer",
             let account = configuration.account(forToken: parts[1].trimmingCharacters(in: .whitespaces))
@@ -191,12 +209,16 @@ public final class SyncService: Sendable {
         let asked = try request.count("limit", required: false) ?? Int64(Self.defaultFetchLimit)
         guard asked >= 1 else { throw SyncRequestError.badRequest("\"limit\" must be 1 or more") }
         let limit = Int(min(asked, Int64(Self.maximumFetchLimit)))
-        let page = try store.changes(
-            table: table.name, owner: owner(of: table, account: account), since: since, limit: limit)
-        var writer = JSONWriter(capacity: 128 + page.changes.reduce(0) { $0 + $1.rowJSON.utf8.count + 48 })
+        var writer = JSONWriter(capacity: 128)
         writer.raw("{\"table\":")
         writer.string(table.name)
         writer.raw(",\"changes\":[")
+        // What follows the changes: `],"version":` and a version, and the flags.
+        let tail = 128
+        let page = try store.changes(
+            table: table.name, owner: owner(of: table, account: account), since: since, limit: limit,
+            maximumBytes: Self.maximumPageBytes - writer.bytes.count - tail)
+        writer.reserve(page.changes.reduce(tail) { $0 + $1.wireSize })
         for (index, change) in page.changes.enumerated() {
             if index > 0 { writer.raw(",") }
             writeChange(change, into: &writer)

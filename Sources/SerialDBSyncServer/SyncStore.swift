@@ -19,8 +19,11 @@ public protocol SyncStore: Sendable {
     func latestVersions(of tables: [(table: String, owner: String)]) throws -> [Int64]
 
     /// The changes of one table and owner with a version above `since`, in ascending version
-    /// order, at most `limit` of them; each key appears once, in its latest state.
-    func changes(table: String, owner: String, since: Int64, limit: Int) throws -> SyncChangePage
+    /// order, at most `limit` of them, and no more than fit in `maximumBytes` of
+    /// ``SyncChange/wireSize`` (but always the first, however large); each key appears once,
+    /// in its latest state. `hasMore` says whether changes were left out. A store reads no more
+    /// than the page (and the size, not the value, of the change after it).
+    func changes(table: String, owner: String, since: Int64, limit: Int, maximumBytes: Int) throws -> SyncChangePage
 
     /// Applies the mutations of one upload in one transaction and returns one result each, in order.
     /// A `clientID` of `nil` records nothing (administrative loads, not client uploads).
@@ -33,6 +36,13 @@ public protocol SyncStore: Sendable {
 
     /// Waits for the work in progress and closes the store; later calls throw.
     func close() throws
+}
+
+extension SyncStore {
+    /// The changes above `since`, at most `limit` of them, whatever their size.
+    public func changes(table: String, owner: String, since: Int64, limit: Int) throws -> SyncChangePage {
+        try changes(table: table, owner: owner, since: since, limit: limit, maximumBytes: .max)
+    }
 }
 
 /// One change as served by fetch-data: a row's latest state, or its tombstone.
@@ -50,6 +60,15 @@ public struct SyncChange: Sendable, Equatable {
         self.deleted = deleted
         self.rowJSON = rowJSON
     }
+
+    /// The most bytes of JSON around a row in a fetch-data page:
+    /// `{"version":9223372036854775807,"deleted":false,"row":` and `}` and a comma.
+    public static let wireOverhead = 55
+
+    /// The bytes this change takes in a fetch-data page, at most: its row's JSON and
+    /// ``wireOverhead``. What a page's ``SyncStore/changes(table:owner:since:limit:maximumBytes:)``
+    /// bound counts.
+    public var wireSize: Int { rowJSON.utf8.count + Self.wireOverhead }
 }
 
 /// One page of changes.

@@ -30,8 +30,8 @@ final class AuditingSyncStore: SyncStore {
         try base.latestVersions(of: tables)
     }
 
-    func changes(table: String, owner: String, since: Int64, limit: Int) throws -> SyncChangePage {
-        try base.changes(table: table, owner: owner, since: since, limit: limit)
+    func changes(table: String, owner: String, since: Int64, limit: Int, maximumBytes: Int) throws -> SyncChangePage {
+        try base.changes(table: table, owner: owner, since: since, limit: limit, maximumBytes: maximumBytes)
     }
 
     func apply(account: String, clientID: String?, mutations: [SyncMutation]) throws -> [SyncMutationResult] {

@@ -18,8 +18,8 @@ final class BrokenSyncStore: SyncStore {
         try base.latestVersions(of: tables)
     }
 
-    func changes(table: String, owner: String, since: Int64, limit: Int) throws -> SyncChangePage {
-        var page = try base.changes(table: table, owner: owner, since: since, limit: limit)
+    func changes(table: String, owner: String, since: Int64, limit: Int, maximumBytes: Int) throws -> SyncChangePage {
+        var page = try base.changes(table: table, owner: owner, since: since, limit: limit, maximumBytes: maximumBytes)
         switch mode {
         case .forgetTombstones:
             page.changes.removeAll(where: \.deleted)

@@ -1,11 +1,12 @@
 import Foundation
+import SerialDBSyncWire
 import SerialDBTestSupport
 import Testing
 
 @testable import SerialDBSyncServer
 
 /// The configuration file, and what the server does when its tables change.
-@Suite struct SyncServerConfigurationTests {
+@Suite(.timeLimit(.minutes(5))) struct SyncServerConfigurationTests {
     private func refusal(_ json: String) -> String? {
         do {
             _ = try SyncServerConfiguration(json: Data(json.utf8))
@@ -83,6 +84,41 @@ import Testing
         #expect(same("", ""))
         // Lengths 256 apart must not compare equal through a truncated length difference.
         #expect(!same("a", "a" + String(repeating: "\u{0}", count: 256)))
+    }
+
+    @Test func aTokenNoHTTPHeaderCouldCarryIsRefusedWithoutShowingIt() {
+        func config(_ token: String) -> String {
+            var writer = JSONWriter()
+            writer.string(token)
+            return #"{"tables": [], "tokens": [{"token": "t-bob", "account": "bob"}, "#
+                + #"{"token": \#(writer.string), "account": "alice"}]}"#
+        }
+        let long = String(repeating: "k", count: SyncServerConfiguration.maximumTokenLength + 1)
+        for token in [long, "t-alice\u{0}", "t-\u{1b}alice", "t-alice\n", " t-alice", "t-alice\t", "t\u{7f}"] {
+            let message = refusal(config(token))
+            #expect(message?.contains(#"the token of account "alice""#) == true, "\(token.prefix(20).debugDescription)")
+            #expect(message?.contains(token) == false, "the message must not show the token")
+        }
+        #expect(refusal(config(long))?.contains("\(long.utf8.count) bytes long") == true)
+        #expect(refusal(config("t-al ice é")) == nil, "inner spaces and non-ASCII are fine")
+    }
+
+    @Test func theLongestTokenAllowedIsUsableOverHTTP() async throws {
+        let token = String(repeating: "k", count: SyncServerConfiguration.maximumTokenLength)
+        let configuration = try SyncServerConfiguration(
+            tables: try SyncFixtures.configuration().tables, tokens: [token: "alice"])
+        var options = SyncServerOptions()
+        options.port = 0
+        let store = try SQLiteSyncStore()
+        let server = try SyncServer(configuration: configuration, store: store, options: options)
+        defer {
+            server.stop()
+            try? store.close()
+        }
+        let answer = try await SyncHTTPClient(baseURL: server.url, token: token).post(
+            "/v1/check-update", #"{"tables": []}"#)
+        #expect(answer.status == 200)
+        #expect(answer["account"] == .string("alice"))
     }
 
     @Test func aRestartWithANewStructVersionKeepsTheRowsAndValidatesAgainstTheNewSchema() async throws {

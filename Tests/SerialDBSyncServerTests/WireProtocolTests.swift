@@ -1,9 +1,10 @@
 import Foundation
 import SerialDBSyncServer
+import SerialDBSyncWire
 import Testing
 
 /// The four calls of DESIGN.md's wire protocol, over real HTTP, against every store.
-@Suite struct WireProtocolTests {
+@Suite(.timeLimit(.minutes(5))) struct WireProtocolTests {
     @Test(arguments: SyncStoreKind.allCases)
     func checkUpdateListsEveryTableWithItsScopeOwnerAndWhatChanged(_ kind: SyncStoreKind) async throws {
         let running = try RunningSyncServer(kind)
@@ -37,6 +38,45 @@ import Testing
         let upToDate = try await alice.post(
             "/v1/check-update", #"{"tables": [{"table": "note", "struct_version": 1, "version": 1}]}"#)
         #expect(upToDate["tables"]?[0]?["data_changed"] == .bool(false))
+    }
+
+    @Test(arguments: SyncStoreKind.allCases)
+    func aFetchDataPageStopsBeforeItWouldPassFourMebibytesOfJSON(_ kind: SyncStoreKind) async throws {
+        let running = try RunningSyncServer(kind)
+        defer { try? running.stop() }
+        let pageBytes = SyncService.maximumPageBytes
+        // Twelve rows of a little under 1 MiB, then one whose JSON alone nearly fills a page.
+        let titles =
+            (1...12).map { String(repeating: "\($0 % 10)", count: 1_000_000) } + [
+                String(repeating: "z", count: pageBytes - 200)
+            ]
+        let rows = titles.enumerated().map { index, title in
+            JSONValue.object(["id": .string("r\(index + 1)"), "title": .string(title), "body": .null])
+        }
+        let loaded = try running.server.service.load(rows: rows, into: "note", account: "alice")
+        #expect(loaded == (1...13).map { .applied(version: Int64($0)) })
+
+        var cursor: Int64 = 0
+        var pages: [SyncHTTPClient.Answer] = []
+        while pages.count < 20 {
+            let page = try await running.alice.fetchData("note", since: cursor, limit: 5000)
+            #expect(page.status == 200)
+            pages.append(page)
+            cursor = page["version"]?.integerValue ?? cursor
+            guard page["has_more"] == .bool(true) else { break }
+        }
+        let changes = pages.flatMap { $0["changes"]?.arrayValue ?? [] }
+        #expect(changes.map { $0["version"] } == (1...13).map { .integer(Int64($0)) }, "every row once, in order")
+        #expect(changes.map { $0["row"]?["title"] } == titles.map { .string($0) })
+        #expect(pages.count >= 4)
+        for page in pages {
+            let count = page["changes"]?.arrayValue?.count ?? 0
+            #expect(count >= 1, "a page with more to come holds at least one change")
+            #expect(page.byteCount <= pageBytes, "a page of \(count) change(s) is \(page.byteCount) bytes")
+        }
+        #expect(pages.dropLast().allSatisfy { $0["has_more"] == .bool(true) })
+        #expect(pages.last?["has_more"] == .bool(false))
+        #expect(pages.last?["changes"]?.arrayValue?.count == 1, "the near-4 MiB row comes alone")
     }
 
     @Test(arguments: SyncStoreKind.allCases)

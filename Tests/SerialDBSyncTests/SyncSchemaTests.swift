@@ -5,7 +5,7 @@ import Testing
 
 @testable import SerialDBSync
 
-@Suite("Table definitions from the server")
+@Suite("Table definitions from the server", .timeLimit(.minutes(5)))
 struct SyncSchemaTests {
     @Test(
         "a new table is created with its indexes, TableVersion row and outbox triggers",
