@@ -6,9 +6,16 @@ import Testing
 /// `serialdb plan` and `migrate` on the cases of issue 17 (items 5, 13, 14, 19 and the
 /// plan-time refusals), run as a real process on real files.
 @Suite struct CommandLineSchemaChangeTests {
-    /// Runs the real `serialdb` to its end (bounded, see ``ToolRun``).
-    private func run(_ arguments: [String]) throws -> ToolRun {
-        try ToolRun("serialdb", arguments)
+    /// Runs the real `serialdb` to its end (bounded, see ``ToolRun``). A `migrate` runs
+    /// `plan` with the same options first (it changes nothing) and checks that the dry run
+    /// predicted the outcome (``ToolRun/checkPlanPredicts(_:)``).
+    private func run(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> ToolRun {
+        guard arguments.first == "migrate", arguments.count > 1, FileManager.default.fileExists(atPath: arguments[1])
+        else { return try ToolRun("serialdb", arguments) }
+        let plan = try ToolRun("serialdb", ["plan"] + arguments.dropFirst())
+        let migrate = try ToolRun("serialdb", arguments)
+        plan.checkPlanPredicts(migrate, sourceLocation: sourceLocation)
+        return migrate
     }
 
     private func database(in directory: TemporaryDirectory, _ sql: String, foreignKeys: Bool = true) throws -> String {
