@@ -46,9 +46,10 @@ import Testing
     }
 
     @Test(arguments: DatabaseKind.allCases)
-    func rowsThatCollideOnlyAfterConversionAreRefusedByTheCopyItself(kind: DatabaseKind) throws {
-        // '1' and 1 are distinct in the untyped column, so the plan finds no duplicate; they
-        // become equal integers under the new INTEGER type, and REPLACE would keep only one.
+    func rowsThatCollideOnlyAfterConversionAreRefused(kind: DatabaseKind) throws {
+        // '1' and 1 are distinct in the untyped column; they become equal integers under the
+        // new INTEGER type, and REPLACE would keep only one. The plan compares the values as
+        // the new column stores them, so it refuses before the copy.
         let directory = try TemporaryDirectory()
         let queue = try kind.makeQueue(in: directory)
         try queue.write { db in

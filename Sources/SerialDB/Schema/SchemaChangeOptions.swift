@@ -1,5 +1,6 @@
 /// What a schema change may do beyond what the new CREATE statements say: renames that keep
-/// data, values for new NOT NULL columns, and drops the caller explicitly allows.
+/// data, values for new NOT NULL columns, and the drops and value conversions the caller
+/// explicitly allows.
 ///
 /// ```swift
 /// var options = SchemaChangeOptions()
