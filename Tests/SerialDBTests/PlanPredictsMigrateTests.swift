@@ -88,6 +88,22 @@ import Testing
             containing: "2 row(s) would fail it (rows with rowid 2, 3)")
     }
 
+    /// A CHECK whose outcome depends on the affinity a converted value gets in the new table
+    /// (`n > s` compares 10 with 9 as numbers there, but as text without the affinity) is
+    /// left to the copy rather than refused wrongly: the change applies.
+    @Test func aCheckWhoseOutcomeDependsOnTheNewAffinityIsNotRefusedWrongly() throws {
+        let queue = try DatabaseQueue()
+        try queue.write { db in
+            try db.execute(
+                sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, n TEXT, s TEXT); INSERT INTO t VALUES (1, '10', '9')")
+        }
+        try queue.inDatabase { db in
+            _ = try db.changeSchemaAsPlanned(
+                to: "CREATE TABLE t(id INTEGER PRIMARY KEY, n INTEGER, s TEXT, CHECK (n > s))")
+        }
+        #expect(try queue.read { db in try db.fetchOne(DatabaseValue.self, sql: "SELECT n FROM t") } == .integer(10))
+    }
+
     /// A database whose live schema already holds a key SQLite cannot enforce can still be
     /// migrated to a schema that fixes it.
     @Test(arguments: DatabaseKind.allCases)

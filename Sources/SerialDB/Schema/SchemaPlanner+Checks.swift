@@ -146,7 +146,7 @@ extension SchemaPlanner {
     /// letting the copy fail half-way through the migration. SQLite evaluates each CHECK over
     /// ``newRows(of:copying:from:)``. A CHECK that reads a computed value where its type
     /// affinity could change a comparison (a TEXT value, or any value next to a string
-    /// literal), or that this cannot evaluate (one reading the rowid), is left to the copy,
+    /// literal or a TEXT column), or that this cannot evaluate (one reading the rowid), is left to the copy,
     /// which still refuses the change, so this never refuses what the copy would take.
     mutating func checkConstraints(
         _ expressions: [String], of table: TableDefinition, copying columns: [TableRebuild.CopiedColumn],
@@ -154,9 +154,16 @@ extension SchemaPlanner {
     ) throws {
         guard !expressions.isEmpty else { return }
         let rows = newRows(of: table, copying: columns, from: source)
+        // Text a comparison would convert to a number next to a numeric column: a string
+        // literal, or a column of TEXT affinity.
+        let textColumns = Set(
+            table.columns.filter { StoredValueConversion(declaredType: $0.type, strict: false) == .text }
+                .map(\.name.sqliteFolded))
         for expression in expressions {
             let tokens = SQLTokenizer.tokenize(expression)
-            let hasString = tokens.contains { $0.kind == .string }
+            let hasString = tokens.contains {
+                $0.kind == .string || ($0.kind == .word && textColumns.contains($0.normalized))
+            }
             let affinityMatters = tokens.contains { token in
                 guard token.kind == .word, let conversion = rows.lossy[token.normalized] else { return false }
                 switch conversion {
