@@ -121,4 +121,26 @@ import Testing
             #expect(try db.fetchOne(Int.self, sql: "SELECT count(*) FROM cheap_item") == 2)
         }
     }
+
+    /// A type change that would alter stored values is refused (exit 3, naming them) until
+    /// `--convert TABLE.COLUMN` allows it (issue 25, item 3).
+    @Test func convertAllowsATypeChangeThatAltersValues() throws {
+        let directory = try TemporaryDirectory()
+        let path = try database(
+            in: directory,
+            "CREATE TABLE product(id INTEGER PRIMARY KEY, code TEXT); INSERT INTO product VALUES (1, '0042');")
+        let schema = try schemaFile(in: directory, "CREATE TABLE product(id INTEGER PRIMARY KEY, code INTEGER);")
+        let before = try bytes(path)
+        let refused = try run(["migrate", path, "--schema", schema])
+        #expect(refused.status == 3)
+        #expect(refused.errors.contains("'0042' → 42 (rows with rowid 1)"), "\(refused.errors)")
+        #expect(try bytes(path) == before)
+        #expect(try run(["migrate", path, "--schema", schema, "--convert", "nodot"]).status == 2)
+        let converted = try run(["migrate", path, "--schema", schema, "--convert", "product.code"])
+        #expect(converted.status == 0, "\(converted.errors)")
+        #expect(
+            try DatabaseQueue(path: path).read { db in
+                try db.fetchOne(DatabaseValue.self, sql: "SELECT code FROM product")
+            } == .integer(42))
+    }
 }
