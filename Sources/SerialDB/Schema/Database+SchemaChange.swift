@@ -95,6 +95,9 @@ extension Database {
             case .rebuild(let rebuild): try rebuild.run(self)
             }
         }
+        for name in plan.tablesKeptAsWritten {
+            if let table = plan.desired.table(named: name) { try keepDefinitionAsWritten(table) }
+        }
         try Self.verify(try schema(), matches: plan.desired)
     }
 
@@ -130,7 +133,9 @@ extension Database {
                 "The names \(reserved.map(\.quotedDatabaseIdentifier).joined(separator: ", ")) start with `serialdb_`, "
                     + "which SerialDB reserves for its own tables; nothing was changed. Rename them.")
         }
-        return try DatabaseSchema(scratch)
+        var schema = try DatabaseSchema(scratch)
+        schema.unenforceableForeignKeys = try scratch.unenforceableForeignKeys(of: schema)
+        return schema
     }
 
     /// A last line of defence: after the plan ran, the schema must be the desired one.
@@ -143,6 +148,8 @@ extension Database {
             }
             if actual.parts.comparisonKey != table.parts.comparisonKey {
                 mismatches.append("table \(table.name) is `\(actual.sql)` instead of `\(table.sql)`")
+            } else if actual.name != table.name || actual.columns.map(\.name) != table.columns.map(\.name) {
+                mismatches.append("table \(table.name) is spelled `\(actual.sql)` instead of `\(table.sql)`")
             }
         }
         for table in live.tables where desired.table(named: table.name) == nil {

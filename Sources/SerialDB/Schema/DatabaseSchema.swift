@@ -15,6 +15,9 @@ public struct DatabaseSchema: Sendable {
     public var triggers: [SchemaObject]
     /// Views.
     public var views: [SchemaObject]
+    /// Refusals for foreign keys SQLite cannot enforce, found in the scratch database of a
+    /// desired schema (``Database/unenforceableForeignKeys(of:)``); empty for a live schema.
+    var unenforceableForeignKeys: [String] = []
 
     /// The table with this name (ASCII letters case-insensitive, as SQLite compares names).
     public func table(named name: String) -> TableDefinition? {
