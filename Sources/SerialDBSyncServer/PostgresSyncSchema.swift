@@ -34,7 +34,19 @@ enum PostgresSyncSchema {
             row_json TEXT,
             message TEXT,
             PRIMARY KEY (account, client_id, seq));
+        """,
         """
+        CREATE TABLE serialdb_sync_unique(
+            table_name TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            value TEXT NOT NULL,
+            key TEXT NOT NULL,
+            PRIMARY KEY (table_name, owner, value));
+        CREATE INDEX serialdb_sync_unique_by_key ON serialdb_sync_unique(table_name, owner, key);
+        CREATE TABLE serialdb_sync_definition(
+            table_name TEXT PRIMARY KEY,
+            schema TEXT NOT NULL);
+        """,
     ]
 
     /// Creates the tables, or upgrades them, in one transaction; nothing when they are current.

@@ -20,4 +20,21 @@ enum SyncFixtures {
     static func configuration() throws -> SyncServerConfiguration {
         try SyncServerConfiguration(json: Data(configurationJSON.utf8))
     }
+
+    /// Tables whose definitions constrain rows beyond types: CHECK, UNIQUE with collations, a
+    /// default that becomes infinite once a row was tried, and a one-letter column name.
+    static let constrainedJSON = #"""
+        {"tables": [
+           {"name": "counted", "scope": "account", "struct_version": 1,
+            "schema": "CREATE TABLE counted(id INTEGER PRIMARY KEY, n INTEGER NOT NULL DEFAULT 0 CHECK (n >= 0), label TEXT DEFAULT 'x')"},
+           {"name": "person", "scope": "account", "struct_version": 1,
+            "schema": "CREATE TABLE person(id INTEGER PRIMARY KEY, email TEXT COLLATE NOCASE UNIQUE, nick TEXT, code TEXT COLLATE RTRIM, score REAL); CREATE UNIQUE INDEX person_nick ON person(nick); CREATE UNIQUE INDEX person_code_score ON person(code, score)"},
+           {"name": "unit", "scope": "account", "struct_version": 1,
+            "schema": "CREATE TABLE unit(id INTEGER PRIMARY KEY, k TEXT, r REAL DEFAULT (CASE WHEN last_insert_rowid() > 0 THEN 1e999 ELSE 0.5 END))"}],
+         "tokens": [{"token": "t-alice", "account": "alice"}, {"token": "t-bob", "account": "bob"}]}
+        """#
+
+    static func constrained() throws -> SyncServerConfiguration {
+        try SyncServerConfiguration(json: Data(constrainedJSON.utf8))
+    }
 }
