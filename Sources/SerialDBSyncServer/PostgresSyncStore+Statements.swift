@@ -78,18 +78,20 @@ extension PostgresSyncStore {
         name: "serialdb_purge_floor", sql: "SELECT purge_floor FROM serialdb_sync_state WHERE id = 1")
 
     /// The unique values the upload's values collide with ($1-$3), and every value the keys it
-    /// touches hold now ($4-$6).
+    /// touches hold now ($4-$6). Both go through the md5 indexes.
     static let findUnique = PostgresStatement(
         name: "serialdb_find_unique",
         sql: """
             SELECT u.table_name, u.owner, u.value, u.key
             FROM unnest($1::text[], $2::text[], $3::text[]) AS v(table_name, owner, value)
             JOIN serialdb_sync_unique AS u
-              ON u.table_name = v.table_name AND u.owner = v.owner AND u.value = v.value
+              ON u.table_name = v.table_name AND u.owner = v.owner AND md5(u.value) = md5(v.value)
+              AND u.value = v.value
             UNION
             SELECT u.table_name, u.owner, u.value, u.key
             FROM unnest($4::text[], $5::text[], $6::text[]) AS k(table_name, owner, key)
-            JOIN serialdb_sync_unique AS u ON u.table_name = k.table_name AND u.owner = k.owner AND u.key = k.key
+            JOIN serialdb_sync_unique AS u
+              ON u.table_name = k.table_name AND u.owner = k.owner AND md5(u.key) = md5(k.key) AND u.key = k.key
             """)
 
     static let releaseUnique = PostgresStatement(
@@ -97,7 +99,7 @@ extension PostgresSyncStore {
         sql: """
             DELETE FROM serialdb_sync_unique AS u
             USING unnest($1::text[], $2::text[], $3::text[]) AS k(table_name, owner, key)
-            WHERE u.table_name = k.table_name AND u.owner = k.owner AND u.key = k.key
+            WHERE u.table_name = k.table_name AND u.owner = k.owner AND md5(u.key) = md5(k.key) AND u.key = k.key
             """)
 
     static let holdUnique = PostgresStatement(

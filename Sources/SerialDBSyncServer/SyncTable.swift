@@ -128,13 +128,20 @@ public final class SyncTable: Sendable {
             guard let defaultSQL = column.defaultSQL else { continue }
             // The type and the expression are SQLite's own reading of the configured schema.
             let type = strict && column.type.isEmpty ? "ANY" : column.type
-            try db.execute(
-                sql:
-                    "CREATE TEMP TABLE serialdb_default_probe(v \(type) DEFAULT (\(defaultSQL)))\(strict ? " STRICT" : "")"
-            )
-            defer { try? db.execute(sql: "DROP TABLE temp.serialdb_default_probe") }
-            try db.execute(sql: "INSERT INTO temp.serialdb_default_probe DEFAULT VALUES")
-            let value = try db.fetchOne(Row.self, sql: "SELECT v FROM temp.serialdb_default_probe")?[0]
+            let value: DatabaseValue?
+            do {
+                try db.execute(
+                    sql: "CREATE TEMP TABLE serialdb_default_probe(v \(type) DEFAULT (\(defaultSQL)))"
+                        + (strict ? " STRICT" : ""))
+                defer { try? db.execute(sql: "DROP TABLE temp.serialdb_default_probe") }
+                try db.execute(sql: "INSERT INTO temp.serialdb_default_probe DEFAULT VALUES")
+                value = try db.fetchOne(Row.self, sql: "SELECT v FROM temp.serialdb_default_probe")?[0]
+            } catch {
+                throw SyncServerError(
+                    .invalidConfiguration,
+                    "the DEFAULT of column \(JSONWriter.quoted(column.name)) of table \(JSONWriter.quoted(table)) "
+                        + "cannot be evaluated on its own: \(error)")
+            }
             if case .real(let double)? = value, !double.isFinite {
                 throw SyncServerError(
                     .invalidConfiguration,

@@ -102,6 +102,21 @@ import Testing
     }
 
     @Test(arguments: SyncStoreKind.allCases)
+    func uniqueValuesLongerThanAnIndexEntryAreComparedWhole(_ kind: SyncStoreKind) async throws {
+        let running = try RunningSyncServer(kind, configuration: try SyncFixtures.constrained())
+        defer { try? running.stop() }
+        let long = String(repeating: "é-long-", count: 2000)
+        let results = try await post(
+            running, "person",
+            [
+                #"{"id": 1, "email": "\#(long)a"}"#, #"{"id": 2, "email": "\#(long)b"}"#,
+                #"{"id": 3, "email": "\#(long)A"}"#,
+            ])
+        #expect(results.map { $0["status"] } == [.string("applied"), .string("applied"), .string("rejected")])
+        #expect(results[2]["error"] == .string("UNIQUE constraint failed: person.email"))
+    }
+
+    @Test(arguments: SyncStoreKind.allCases)
     func aRowThatWouldHoldInfinityIsRejectedAndFetchesStayJSON(_ kind: SyncStoreKind) async throws {
         let running = try RunningSyncServer(kind, configuration: try SyncFixtures.constrained())
         defer { try? running.stop() }

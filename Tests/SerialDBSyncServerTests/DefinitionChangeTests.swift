@@ -32,15 +32,7 @@ import Testing
 
     /// The message `SyncService` refuses to start with, or `nil` when it starts.
     private static func refusal(_ configuration: SyncServerConfiguration, _ store: any SyncStore) -> String? {
-        do {
-            _ = try SyncService(configuration: configuration, store: store)
-            return nil
-        } catch let error as SyncServerError {
-            #expect(error.code == .invalidConfiguration)
-            return error.message
-        } catch {
-            return "\(error)"
-        }
+        SyncFixtures.refusal { _ = try SyncService(configuration: configuration, store: store) }
     }
 
     @Test(arguments: SyncStoreKind.persistent)

@@ -1,5 +1,6 @@
 import Foundation
 import SerialDBSyncServer
+import Testing
 
 /// The configuration the tests serve: DESIGN.md's two tables, a table of every affinity with
 /// defaults, and a table with a composite key; two accounts.
@@ -36,5 +37,20 @@ enum SyncFixtures {
 
     static func constrained() throws -> SyncServerConfiguration {
         try SyncServerConfiguration(json: Data(constrainedJSON.utf8))
+    }
+
+    /// The message of the ``SyncServerError/Code/invalidConfiguration`` `body` throws, or `nil`
+    /// when it succeeds (another error is recorded as an issue and described).
+    static func refusal(_ body: () throws -> Void) -> String? {
+        do {
+            try body()
+            return nil
+        } catch let error as SyncServerError {
+            #expect(error.code == .invalidConfiguration)
+            return error.message
+        } catch {
+            Issue.record("not a configuration error: \(error)")
+            return "\(error)"
+        }
     }
 }

@@ -7,15 +7,7 @@ import Testing
 /// The configuration file, and what the server does when its tables change.
 @Suite struct SyncServerConfigurationTests {
     private func refusal(_ json: String) -> String? {
-        do {
-            _ = try SyncServerConfiguration(json: Data(json.utf8))
-            return nil
-        } catch let error as SyncServerError {
-            #expect(error.code == .invalidConfiguration)
-            return error.message
-        } catch {
-            return "\(error)"
-        }
+        SyncFixtures.refusal { _ = try SyncServerConfiguration(json: Data(json.utf8)) }
     }
 
     @Test func theFileOfDesignMdIsReadWithItsTablesAndTokens() throws {
