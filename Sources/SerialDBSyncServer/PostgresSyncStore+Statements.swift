@@ -87,4 +87,67 @@ extension PostgresSyncStore {
 
     static let raiseFloor = PostgresStatement(
         name: "serialdb_raise_floor", sql: "UPDATE serialdb_sync_state SET purge_floor = $1::bigint WHERE id = 1")
+
+    static let purgeFloor = PostgresStatement(
+        name: "serialdb_purge_floor", sql: "SELECT purge_floor FROM serialdb_sync_state WHERE id = 1")
+
+    /// The unique values the upload's values collide with ($1-$3), and every value the keys it
+    /// touches hold now ($4-$6). Both go through the md5 indexes.
+    static let findUnique = PostgresStatement(
+        name: "serialdb_find_unique",
+        sql: """
+            SELECT u.table_name, u.owner, u.value, u.key
+            FROM unnest($1::text[], $2::text[], $3::text[]) AS v(table_name, owner, value)
+            JOIN serialdb_sync_unique AS u
+              ON u.table_name = v.table_name AND u.owner = v.owner AND md5(u.value) = md5(v.value)
+              AND u.value = v.value
+            UNION
+            SELECT u.table_name, u.owner, u.value, u.key
+            FROM unnest($4::text[], $5::text[], $6::text[]) AS k(table_name, owner, key)
+            JOIN serialdb_sync_unique AS u
+              ON u.table_name = k.table_name AND u.owner = k.owner AND md5(u.key) = md5(k.key) AND u.key = k.key
+            """)
+
+    static let releaseUnique = PostgresStatement(
+        name: "serialdb_release_unique",
+        sql: """
+            DELETE FROM serialdb_sync_unique AS u
+            USING unnest($1::text[], $2::text[], $3::text[]) AS k(table_name, owner, key)
+            WHERE u.table_name = k.table_name AND u.owner = k.owner AND md5(u.key) = md5(k.key) AND u.key = k.key
+            """)
+
+    static let holdUnique = PostgresStatement(
+        name: "serialdb_hold_unique",
+        sql: """
+            INSERT INTO serialdb_sync_unique(table_name, owner, value, key)
+            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
+            """)
+
+    static let findDefinition = PostgresStatement(
+        name: "serialdb_find_definition", sql: "SELECT schema FROM serialdb_sync_definition WHERE table_name = $1")
+
+    static let recordDefinition = PostgresStatement(
+        name: "serialdb_record_definition",
+        sql: """
+            INSERT INTO serialdb_sync_definition(table_name, schema) VALUES ($1, $2)
+            ON CONFLICT (table_name) DO UPDATE SET schema = excluded.schema
+            """)
+
+    static let forgetDefinition = PostgresStatement(
+        name: "serialdb_forget_definition", sql: "DELETE FROM serialdb_sync_definition WHERE table_name = $1")
+
+    static let renameRows = PostgresStatement(
+        name: "serialdb_rename_rows", sql: "UPDATE serialdb_sync_row SET table_name = $1 WHERE table_name = $2")
+
+    static let tableRows = PostgresStatement(
+        name: "serialdb_table_rows",
+        sql:
+            "SELECT owner, key, version, deleted, row_json FROM serialdb_sync_row WHERE table_name = $1 ORDER BY version"
+    )
+
+    static let dropTableRows = PostgresStatement(
+        name: "serialdb_drop_table_rows", sql: "DELETE FROM serialdb_sync_row WHERE table_name = $1")
+
+    static let dropTableUnique = PostgresStatement(
+        name: "serialdb_drop_table_unique", sql: "DELETE FROM serialdb_sync_unique WHERE table_name = $1")
 }

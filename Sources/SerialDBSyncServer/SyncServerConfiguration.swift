@@ -10,6 +10,10 @@ import SerialDBSyncWire
 ///     "schema": "CREATE TABLE note(id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL, body TEXT)"}],
 ///  "tokens": [{"token": "t-alice", "account": "alice"}]}
 /// ```
+///
+/// A table whose new definition renames it or its columns says so with
+/// `"renamed_from": "old_name"` and `"renamed_columns": {"new": "old"}`: the server carries its
+/// stored rows over, and clients apply the same renames.
 public struct SyncServerConfiguration: Sendable {
     /// The synced tables, in the order of the file.
     public let tables: [SyncTable]
@@ -23,13 +27,24 @@ public struct SyncServerConfiguration: Sendable {
 
     /// Builds a configuration from tables and a token → account map.
     ///
-    /// - Throws: ``SyncServerError/Code/invalidConfiguration`` for two tables of one name, an
-    ///   empty token or account, or a token no HTTP client could send: longer than
+    /// - Throws: ``SyncServerError/Code/invalidConfiguration`` for two tables of one name, a
+    ///   table renamed from a name still configured (or from one another table was renamed
+    ///   from), an empty token or account, or a token no HTTP client could send: longer than
     ///   ``maximumTokenLength``, or holding a control character or a space at either end.
     public init(tables: [SyncTable], tokens: [String: String]) throws {
         var seen = Set<String>()
-        for table in tables where !seen.insert(table.name.lowercased()).inserted {
+        for table in tables where !seen.insert(table.name.asciiLowercased).inserted {
             throw SyncServerError(.invalidConfiguration, "table \(JSONWriter.quoted(table.name)) is listed twice")
+        }
+        var renamed = Set<String>()
+        for table in tables {
+            guard let old = table.renamedFrom else { continue }
+            guard !seen.contains(old.asciiLowercased), renamed.insert(old.asciiLowercased).inserted else {
+                throw SyncServerError(
+                    .invalidConfiguration,
+                    "table \(JSONWriter.quoted(table.name)) is \"renamed_from\" \(JSONWriter.quoted(old)), which is "
+                        + "still configured or the earlier name of another table; a rename takes an old name only once")
+            }
         }
         for (token, account) in tokens.sorted(by: { $0.value < $1.value }) {
             guard !token.isEmpty, !account.isEmpty else {
@@ -103,7 +118,29 @@ public struct SyncServerConfiguration: Sendable {
             guard let schema = fields["schema"]?.stringValue, !schema.isEmpty else {
                 throw invalid("\(label) needs a \"schema\" (its CREATE TABLE)")
             }
-            tables.append(try SyncTable(name: name, scope: scope, structVersion: structVersion, schema: schema))
+            var renamedFrom: String?
+            if let value = fields["renamed_from"] {
+                guard let old = value.stringValue, !old.isEmpty else {
+                    throw invalid("\(label): \"renamed_from\" must be the table's earlier name")
+                }
+                renamedFrom = old
+            }
+            var renamedColumns: [String: String] = [:]
+            if let value = fields["renamed_columns"] {
+                guard let members = value.objectValue else {
+                    throw invalid("\(label): \"renamed_columns\" must be an object of new name: old name")
+                }
+                for (new, old) in members {
+                    guard let old = old.stringValue, !old.isEmpty, !new.isEmpty else {
+                        throw invalid("\(label): \"renamed_columns\" must map each new column name to its old name")
+                    }
+                    renamedColumns[new] = old
+                }
+            }
+            tables.append(
+                try SyncTable(
+                    name: name, scope: scope, structVersion: structVersion, schema: schema, renamedFrom: renamedFrom,
+                    renamedColumns: renamedColumns))
         }
         guard let tokenEntries = root["tokens"]?.arrayValue else { throw invalid("\"tokens\" must be an array") }
         var tokens: [String: String] = [:]

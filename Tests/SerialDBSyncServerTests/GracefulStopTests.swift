@@ -75,6 +75,16 @@ final class GatedStore: SyncStore, @unchecked Sendable {
         try base.purgeTombstones(through: version)
     }
 
+    func purgeFloor() throws -> Int64 {
+        try base.purgeFloor()
+    }
+
+    func adoptDefinition(
+        table: String, schema: String, renamedFrom: String?, carryOver: ([SyncStoredRow]) throws -> [SyncStoredRow]
+    ) throws {
+        try base.adoptDefinition(table: table, schema: schema, renamedFrom: renamedFrom, carryOver: carryOver)
+    }
+
     func close() throws {
         try base.close()
     }

@@ -77,10 +77,6 @@ import Testing
             ),
             (
                 "/v1/post-data",
-                #"{"client_id": "d", "mutations": [{"seq": 1, "table": "nope", "op": "upsert", "row": {}, "base_version": 0}]}"#
-            ),
-            (
-                "/v1/post-data",
                 #"{"client_id": "d", "mutations": [{"seq": 1, "table": "note", "op": "merge", "row": {}, "base_version": 0}]}"#
             ),
             (
@@ -178,5 +174,10 @@ struct FailingStore: SyncStore {
         throw Failure()
     }
     func purgeTombstones(through version: Int64) throws -> (purged: Int, floor: Int64) { throw Failure() }
+    func purgeFloor() throws -> Int64 { throw Failure() }
+    /// Starting succeeds (the disk caught fire afterwards): the calls of requests fail.
+    func adoptDefinition(
+        table: String, schema: String, renamedFrom: String?, carryOver: ([SyncStoredRow]) throws -> [SyncStoredRow]
+    ) throws {}
     func close() throws {}
 }

@@ -108,7 +108,7 @@ import Testing
         let (directory, config, _) = try files()
         let location = try kind.makeLocation(in: directory)
         let store = try location.open()
-        let service = SyncService(configuration: try SyncFixtures.configuration(), store: store)
+        let service = try SyncService(configuration: try SyncFixtures.configuration(), store: store)
         _ = try service.load(
             rows: [.object(["id": .string("a"), "title": .string("t")])], into: "note", account: "alice")
         let key = #"["a"]"#

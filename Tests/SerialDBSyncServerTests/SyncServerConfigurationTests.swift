@@ -8,15 +8,7 @@ import Testing
 /// The configuration file, and what the server does when its tables change.
 @Suite(.timeLimit(.minutes(5))) struct SyncServerConfigurationTests {
     private func refusal(_ json: String) -> String? {
-        do {
-            _ = try SyncServerConfiguration(json: Data(json.utf8))
-            return nil
-        } catch let error as SyncServerError {
-            #expect(error.code == .invalidConfiguration)
-            return error.message
-        } catch {
-            return "\(error)"
-        }
+        SyncFixtures.refusal { _ = try SyncServerConfiguration(json: Data(json.utf8)) }
     }
 
     @Test func theFileOfDesignMdIsReadWithItsTablesAndTokens() throws {
@@ -73,6 +65,48 @@ import Testing
             let message = refusal(json)
             #expect(message?.contains(reason) == true, "\(json): \(message ?? "accepted")")
         }
+    }
+
+    @Test func definitionsNoDeviceCouldFollowAreRefusedWithWhatToDo() {
+        let tokens = #""tokens": [{"token": "a", "account": "alice"}]"#
+        func config(_ schema: String, extra: String = "") -> String {
+            #"{"tables": [{"name": "t", "scope": "account", "struct_version": 1, "schema": "\#(schema)"\#(extra)}], \#(tokens)}"#
+        }
+        let cases: [(String, String)] = [
+            (config("CREATE TABLE t(id TEXT PRIMARY KEY COLLATE NOCASE)"), "primary-key column \"id\" COLLATE NOCASE"),
+            (
+                config("CREATE TABLE t(a TEXT COLLATE RTRIM, b INTEGER, PRIMARY KEY (b, a)) WITHOUT ROWID"),
+                "primary-key column \"a\" COLLATE RTRIM"
+            ),
+            (
+                config("CREATE TABLE t(id PRIMARY KEY, e TEXT); CREATE UNIQUE INDEX t_e ON t(e) WHERE e <> ''"),
+                "partial"
+            ),
+            (config("CREATE TABLE t(id PRIMARY KEY, e TEXT); CREATE UNIQUE INDEX t_e ON t(lower(e))"), "expression"),
+            (config("CREATE TABLE t(id PRIMARY KEY, r REAL DEFAULT 1e999)"), "JSON cannot carry"),
+            (config("CREATE TABLE t(id PRIMARY KEY, r REAL DEFAULT '-1e999')"), "JSON cannot carry"),
+            (config("CREATE TABLE t(id INTEGER PRIMARY KEY, r ANY DEFAULT (9e999)) STRICT"), "JSON cannot carry"),
+            (
+                config("CREATE TABLE t(id PRIMARY KEY, b)", extra: #", "renamed_columns": {"c": "a"}"#),
+                "renamed_columns"
+            ),
+            (
+                config("CREATE TABLE t(id PRIMARY KEY, b)", extra: #", "renamed_columns": {"b": "id"}"#),
+                "renamed_columns"
+            ),
+            (config("CREATE TABLE t(id PRIMARY KEY)", extra: #", "renamed_from": "T""#), "renamed_from"),
+            (config("CREATE TABLE t(id PRIMARY KEY)", extra: #", "renamed_from": 3"#), "renamed_from"),
+        ]
+        for (json, reason) in cases {
+            let message = refusal(json)
+            #expect(message?.contains(reason) == true, "\(json): \(message ?? "accepted")")
+        }
+        // What the server can enforce is accepted: NOCASE and RTRIM in UNIQUE, finite defaults.
+        #expect(
+            refusal(
+                config(
+                    "CREATE TABLE t(id INTEGER PRIMARY KEY, e TEXT COLLATE NOCASE UNIQUE, r REAL DEFAULT 1e308); "
+                        + "CREATE UNIQUE INDEX t_r ON t(r, e COLLATE RTRIM)")) == nil)
     }
 
     @Test func tokensAreComparedWholeWhateverTheirLength() {
