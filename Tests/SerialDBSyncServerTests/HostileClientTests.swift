@@ -176,7 +176,7 @@ import Testing
     }
 
     @Test func aNULInsideTheAuthorizationGivenToTheServiceIsRefused() throws {
-        let service = SyncService(configuration: try SyncFixtures.configuration(), store: try SQLiteSyncStore())
+        let service = try SyncService(configuration: try SyncFixtures.configuration(), store: try SQLiteSyncStore())
         defer { try? service.store.close() }
         for authorization in ["Bearer t-alice\u{0}", "Bearer t-alice\u{0}x", "Bearer \u{0}t-alice"] {
             let response = service.handle(
