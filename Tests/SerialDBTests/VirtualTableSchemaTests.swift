@@ -79,12 +79,13 @@ import Testing
             #expect(
                 schema.virtualTables.map(\.name) == ["mail_search", "notes_fts", "old_search", "place", "place32"])
         }
-        // Case, quoting, whitespace, comments, IF NOT EXISTS and `main.` change nothing.
+        // The case of keywords and module names, quoting, whitespace, comments, IF NOT EXISTS
+        // and `main.` change nothing (the case of a name is a rename).
         let rewritten = """
-            create table NOTES(ID integer primary key, "title" text, [body] TEXT);
-            CREATE VIRTUAL TABLE IF NOT EXISTS main.Notes_FTS USING FTS5 (
+            create table notes(id integer primary key, "title" text, [body] TEXT);
+            CREATE VIRTUAL TABLE IF NOT EXISTS main.notes_fts USING FTS5 (
                 title,  -- the heading
-                BODY, content = "notes", content_rowid = id);
+                body, content = "notes", content_rowid = id);
             CREATE TRIGGER notes_ai AFTER INSERT ON notes BEGIN
                 INSERT INTO notes_fts(rowid, title, body) VALUES (new.id, new.title, new.body);
             END;
@@ -95,7 +96,7 @@ import Testing
                 INSERT INTO notes_fts(notes_fts, rowid, title, body) VALUES ('delete', old.id, old.title, old.body);
                 INSERT INTO notes_fts(rowid, title, body) VALUES (new.id, new.title, new.body);
             END;
-            create virtual table OLD_SEARCH using Fts3(Subject, Text);
+            create virtual table old_search using Fts3(subject, text);
             CREATE VIRTUAL TABLE mail_search USING fts4(subject,text,languageid='lid',prefix=2);
             CREATE VIRTUAL TABLE "place" USING rtree(id,min_x,max_x,min_y,max_y,+label);
             CREATE VIRTUAL TABLE place32 USING rtree_i32(id, a, b);
