@@ -78,11 +78,11 @@ import Testing
         #expect((scenario["lost"] as? Int ?? 0) > 0)
     }
 
-    @Test func aBadFlagIsRefusedWithTheUsage() throws {
+    @Test func aBadFlagIsRefusedPointingToHelp() throws {
         let run = try StressRun(["--rows", "many"])
         #expect(run.status == 2)
         #expect(run.output.contains("--rows needs a whole number"))
-        #expect(run.output.contains("usage: stress"))
+        #expect(run.output.contains("Run `stress --help` for the usage."))
     }
 }
 
