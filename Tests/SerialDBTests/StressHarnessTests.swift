@@ -89,7 +89,7 @@ import Testing
 /// One run of the built `stress` executable and its JSON report.
 private struct StressRun {
     let status: Int32
-    /// Standard output and error together.
+    /// Standard output, then standard error.
     let output: String
     /// The report's scenario records (empty when no report was written).
     let scenarios: [[String: Any]]
@@ -97,20 +97,9 @@ private struct StressRun {
     init(_ arguments: [String]) throws {
         let directory = try TemporaryDirectory()
         let report = directory.path("report.json")
-        // A file, not a pipe: a pipe nobody reads could fill up and block the harness.
-        let outputPath = directory.path("output.txt")
-        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-        defer { try? output.close() }
-        let process = Process()
-        process.executableURL = try ChildProcess.builtProduct(named: "stress")
-        process.arguments = arguments + ["--json", report]
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        process.waitUntilExit()
-        status = process.terminationStatus
-        self.output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        let run = try ToolRun("stress", arguments + ["--json", report], seconds: 600)
+        status = run.status
+        output = run.output + run.errors
         if let data = FileManager.default.contents(atPath: report),
             let root = try JSONSerialization.jsonObject(with: data) as? [String: Any]
         {
