@@ -25,7 +25,10 @@ let package = Package(
         // What the stress harness, the benchmark and the tests share: a locked box, a scratch
         // directory, a seeded generator. Not part of the library.
         .target(name: "HarnessSupport"),
-        .executableTarget(name: "serialdb", dependencies: ["SerialDB", "SerialDBSync"]),
+        // How every executable reads its command line: one option reader, one exit-status
+        // convention. Not part of the library.
+        .target(name: "ToolArguments"),
+        .executableTarget(name: "serialdb", dependencies: ["SerialDB", "SerialDBSync", "ToolArguments"]),
         // Table sync, client side: beside the core, which never imports it; no C library of its own.
         // The protocol's JSON, shared by client and server: a strict parser that keeps integers
         // and fractions apart, and a byte writer.
@@ -46,16 +49,18 @@ let package = Package(
         // A throwaway PostgreSQL for the tests and the benchmark: a server URL from the
         // environment or a cluster of its own, and a fresh database per use. Not part of the library.
         .target(name: "PostgresHarness", dependencies: ["CLibPQ", "HarnessSupport", "SerialDB"]),
-        .executableTarget(name: "serialdb-sync-server", dependencies: ["SerialDBSyncServer"]),
+        .executableTarget(name: "serialdb-sync-server", dependencies: ["SerialDBSyncServer", "ToolArguments"]),
         .executableTarget(
             name: "stress",
-            dependencies: ["SerialDB", "CSQLiteShims", "HarnessSupport", "SerialDBSync", "SerialDBSyncServer"],
+            dependencies: [
+                "SerialDB", "CSQLiteShims", "HarnessSupport", "SerialDBSync", "SerialDBSyncServer", "ToolArguments",
+            ],
             path: "Stress"),
         .executableTarget(
             name: "bench",
             dependencies: [
                 "SerialDB", "CSQLiteShims", "HarnessSupport", "SerialDBSync", "SerialDBSyncServer", "SerialDBSyncWire",
-                "PostgresHarness",
+                "PostgresHarness", "ToolArguments",
             ],
             path: "Benchmarks", exclude: ["results"]),
         .target(
@@ -63,13 +68,13 @@ let package = Package(
         ),
         // A child process for tests that need two processes on one file, or a process to kill.
         .executableTarget(
-            name: "serialdb-test-child", dependencies: ["SerialDB", "SerialDBTestSupport"],
+            name: "serialdb-test-child", dependencies: ["SerialDB", "SerialDBTestSupport", "ToolArguments"],
             path: "Tests/SerialDBTestChild"),
         .testTarget(
             name: "SerialDBTests",
             dependencies: [
                 "SerialDB", "SerialDBTestSupport", "CSQLite", "CSQLiteShims", "PostgresHarness", "serialdb-test-child",
-                "serialdb", "stress", "bench",
+                "serialdb", "serialdb-sync-server", "stress", "bench", "ToolArguments",
             ]),
         .testTarget(
             name: "SerialDBSyncTests",

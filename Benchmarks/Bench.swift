@@ -2,6 +2,7 @@ import CSQLiteShims
 import Foundation
 import HarnessSupport
 import PostgresHarness
+import ToolArguments
 
 /// `bench`: SerialDB against the raw SQLite C API, side by side in one process (issue 6).
 ///
@@ -10,23 +11,14 @@ import PostgresHarness
 @main
 struct Bench {
     static func main() {
-        let options: BenchOptions
-        do {
-            options = try BenchOptions.parse(Array(CommandLine.arguments.dropFirst()))
-        } catch {
-            let message = (error as? UsageError)?.message ?? "\(error)"
-            printError("bench: \(message)\n\n\(BenchOptions.usage)")
-            exit(64)
-        }
-        if options.help {
-            print(BenchOptions.usage)
-            exit(0)
+        let options = ToolArguments.parse(tool: "bench", usage: BenchOptions.usage) { reader in
+            try BenchOptions.parse(&reader)
         }
         do {
             try run(options)
         } catch {
             printError("bench: \(error)")
-            exit(1)
+            exit(ToolArguments.failure)
         }
     }
 

@@ -1,4 +1,4 @@
-import HarnessSupport
+import ToolArguments
 
 /// The command line of `bench`.
 struct BenchOptions {
@@ -11,8 +11,6 @@ struct BenchOptions {
     var jsonPath: String?
     /// The workloads to run, in catalog order; `nil` for all.
     var only: Set<String>?
-    /// `--help` was given.
-    var help = false
 
     /// The size divisor for the workload catalog.
     var divisor: Int { quick ? 20 : 1 }
@@ -33,50 +31,23 @@ struct BenchOptions {
         SERIALDB_TEST_POSTGRES_URL, else a throwaway one started from /usr/lib/postgresql/15/bin;
         without either they are skipped with a line saying so.
 
-        Exits 0 on success, 1 when a side fails or produces a wrong result, 64 on a bad command line.
+        Exits 0 on success, 1 when a side fails or produces a wrong result, 2 on a bad command line.
         """
 
-    /// Parses the arguments (without the program name). Accepts `--flag value` and `--flag=value`.
+    /// Reads the arguments the way every SerialDB tool does (see ``ArgumentReader``).
     /// - Throws: ``UsageError`` naming what is wrong.
-    static func parse(_ arguments: [String]) throws -> BenchOptions {
+    static func parse(_ reader: inout ArgumentReader) throws -> BenchOptions {
         var options = BenchOptions()
         var roundsGiven = false
-        var remaining = arguments[...]
-        while let argument = remaining.popFirst() {
-            var flag = argument
-            var inlineValue: String?
-            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
-                flag = String(argument[..<equals])
-                inlineValue = String(argument[argument.index(after: equals)...])
-            }
-            func value() throws -> String {
-                if let inlineValue { return inlineValue }
-                guard let next = remaining.popFirst(), !next.hasPrefix("--") else {
-                    throw UsageError("\(flag) needs a value")
-                }
-                return next
-            }
-            if inlineValue != nil && ["--quick", "-h", "--help"].contains(flag) {
-                throw UsageError("\(flag) takes no value")
-            }
-            switch flag {
-            case "--rounds":
-                let text = try value()
-                guard let rounds = Int(text), rounds >= 1 else {
-                    throw UsageError("--rounds needs a whole number of at least 1, not `\(text)`")
-                }
-                options.rounds = rounds
+        while let argument = try reader.next() {
+            switch argument {
+            case .option("--rounds"):
+                options.rounds = try reader.wholeNumber(atLeast: 1)
                 roundsGiven = true
-            case "--quick":
-                options.quick = true
-            case "--json":
-                options.jsonPath = try value()
-            case "--only":
-                options.only = try parseNames(try value())
-            case "-h", "--help":
-                options.help = true
-            default:
-                throw UsageError("unknown argument `\(argument)`")
+            case .option("--quick"): options.quick = true
+            case .option("--json"): options.jsonPath = try reader.value()
+            case .option("--only"): options.only = try parseNames(try reader.value())
+            default: throw reader.unexpected(argument)
             }
         }
         if options.quick && !roundsGiven {

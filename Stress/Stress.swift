@@ -1,5 +1,6 @@
 import Foundation
 import HarnessSupport
+import ToolArguments
 
 /// The stress harness: runs SerialDB's schema upgrade under concurrent writes, under SIGKILL and
 /// under injected I/O faults, and checks that every acknowledged write survives exactly once.
@@ -14,24 +15,15 @@ struct Stress {
         case SyncChild.subcommand: exit(SyncChild.run(Array(arguments.dropFirst())))
         default: break
         }
-        let options: StressOptions
-        do {
-            options = try StressOptions.parse(arguments)
-        } catch {
-            Console.error("stress: \(error)\n\n\(StressOptions.usage)")
-            exit(2)
-        }
-        if options.showsHelp {
-            Console.line(StressOptions.usage)
-            exit(0)
+        let options = ToolArguments.parse(tool: "stress", arguments, usage: StressOptions.usage) { reader in
+            try StressOptions.parse(&reader)
         }
         if options.scenarios.contains(.sync), let url = options.postgresURL {
             do {
                 // A store this build cannot open is a bad command line, refused before anything runs.
                 try SyncStoreLocation.postgres(url).open().close()
             } catch let error as UsageError {
-                Console.error("stress: \(error)\n\n\(StressOptions.usage)")
-                exit(2)
+                ToolArguments.exitForUsage(tool: "stress", error)
             } catch {
                 Console.error("stress: the sync server's store cannot be opened: \(error)")
                 exit(1)

@@ -1,4 +1,5 @@
 import HarnessSupport
+import ToolArguments
 
 /// The parsed command line.
 struct StressOptions: Sendable {
@@ -19,81 +20,57 @@ struct StressOptions: Sendable {
     var devices: Int?
     var postgresURL: String?
     var syncBreak: SyncBreak?
-    var showsHelp = false
 
-    /// Parses the arguments after the program name.
+    /// Reads the arguments after the program name the way every SerialDB tool does (see
+    /// ``ArgumentReader``).
     ///
     /// - Throws: ``UsageError`` naming the bad argument.
-    static func parse(_ arguments: [String]) throws -> StressOptions {
+    static func parse(_ reader: inout ArgumentReader) throws -> StressOptions {
         var options = StressOptions()
-        var remaining = arguments[...]
         var scenarioGiven = false
-        while let flag = remaining.popFirst() {
-            func value() throws -> String {
-                guard let value = remaining.popFirst() else { throw UsageError("\(flag) needs a value") }
-                return value
-            }
-            func count(minimum: Int) throws -> Int {
-                let text = try value()
-                guard let number = Int(text), number >= minimum else {
-                    throw UsageError("\(flag) needs a whole number of at least \(minimum), not \"\(text)\"")
-                }
-                return number
-            }
-            switch flag {
-            case "--rows": options.rows = try count(minimum: 0)
-            case "--writers": options.writers = try count(minimum: 1)
-            case "--tasks": options.tasks = try count(minimum: 0)
-            case "--kills": options.kills = try count(minimum: 1)
-            case "--max-faults": options.maxFaults = try count(minimum: 1)
-            case "--devices": options.devices = try count(minimum: 3)
-            case "--postgres": options.postgresURL = try value()
-            case "--break":
-                let text = try value()
-                guard let mode = SyncBreak(rawValue: text) else {
-                    let modes = SyncBreak.allCases.map(\.rawValue).joined(separator: ", ")
-                    throw UsageError("--break needs one of \(modes), not \"\(text)\"")
-                }
+        while let argument = try reader.next() {
+            switch argument {
+            case .option("--rows"): options.rows = try reader.wholeNumber(atLeast: 0)
+            case .option("--writers"): options.writers = try reader.wholeNumber(atLeast: 1)
+            case .option("--tasks"): options.tasks = try reader.wholeNumber(atLeast: 0)
+            case .option("--kills"): options.kills = try reader.wholeNumber(atLeast: 1)
+            case .option("--max-faults"): options.maxFaults = try reader.wholeNumber(atLeast: 1)
+            case .option("--devices"): options.devices = try reader.wholeNumber(atLeast: 3)
+            case .option("--postgres"): options.postgresURL = try reader.value()
+            case .option("--break"):
+                let modes = SyncBreak.allCases.map(\.rawValue).joined(separator: ", ")
+                let mode: SyncBreak = try reader.value("one of \(modes)") { SyncBreak(rawValue: $0) }
                 options.syncBreak = mode
-            case "--duration":
-                let text = try value()
-                guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
-                    throw UsageError("--duration needs a positive number of seconds, not \"\(text)\"")
+            case .option("--duration"):
+                let seconds: Double = try reader.value("a positive number of seconds") { text in
+                    Double(text).flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
                 }
                 options.duration = seconds
-            case "--seed":
-                let text = try value()
-                guard let seed = UInt64(text) else {
-                    throw UsageError("--seed needs a non-negative whole number, not \"\(text)\"")
-                }
-                options.seed = seed
+            case .option("--seed"):
+                options.seed = try reader.value("a non-negative whole number") { UInt64($0) }
                 options.seedWasGiven = true
-            case "--quick": options.quick = true
-            case "--pool": options.usesPool = true
-            case "--json": options.jsonPath = try value()
-            case "--svg": options.svgPath = try value()
-            case "--broken-writer":
-                let text = try value()
-                guard let mode = BrokenWriterMode(rawValue: text) else {
-                    let modes = BrokenWriterMode.allCases.map(\.rawValue).joined(separator: ", ")
-                    throw UsageError("--broken-writer needs one of \(modes), not \"\(text)\"")
-                }
+            case .option("--quick"): options.quick = true
+            case .option("--pool"): options.usesPool = true
+            case .option("--json"): options.jsonPath = try reader.value()
+            case .option("--svg"): options.svgPath = try reader.value()
+            case .option("--broken-writer"):
+                let modes = BrokenWriterMode.allCases.map(\.rawValue).joined(separator: ", ")
+                let mode: BrokenWriterMode = try reader.value("one of \(modes)") { BrokenWriterMode(rawValue: $0) }
                 options.brokenWriter = mode
-            case "-h", "--help": options.showsHelp = true
-            default:
-                guard !flag.hasPrefix("-") else { throw UsageError("unknown option \(flag)") }
+            case .operand(let word):
                 guard !scenarioGiven else {
-                    throw UsageError("unexpected argument \"\(flag)\": one scenario at a time")
+                    throw UsageError("unexpected argument `\(word)`: one scenario at a time")
                 }
                 scenarioGiven = true
-                if flag == "all" {
+                if word == "all" {
                     options.scenarios = ScenarioName.allCases
-                } else if let scenario = ScenarioName(rawValue: flag) {
+                } else if let scenario = ScenarioName(rawValue: word) {
                     options.scenarios = [scenario]
                 } else {
                     let names = (ScenarioName.allCases.map(\.rawValue) + ["all"]).joined(separator: ", ")
-                    throw UsageError("unknown scenario \"\(flag)\" (scenarios: \(names))")
+                    throw UsageError("unknown scenario `\(word)` (scenarios: \(names))")
                 }
+            default: throw reader.unexpected(argument)
             }
         }
         if options.svgPath != nil && !options.scenarios.contains(.migrateUnderLoad)

@@ -1,4 +1,6 @@
-/// The command line of `serialdb-sync-server`, as DESIGN.md fixes it.
+import ToolArguments
+
+/// The command line of `serialdb-sync-server` (the README's "Sync server" describes it).
 struct ServerCommandLine {
     /// What to do.
     enum Command: Equatable {
@@ -6,8 +8,6 @@ struct ServerCommandLine {
         case serve
         /// Remove tombstones up to a version and raise the purge floor.
         case purgeTombstones(through: Int64)
-        /// Print the usage.
-        case help
     }
 
     var command = Command.serve
@@ -47,60 +47,30 @@ struct ServerCommandLine {
         exit status: 0 ok, 1 failed, 2 usage error
         """
 
-    /// Parses the arguments (without the program name); `--flag value` and `--flag=value`.
+    /// Parses the arguments (without the program name) the way every SerialDB tool does (see
+    /// ``ArgumentReader``): an option is one `case`.
     /// - Throws: ``UsageError`` naming what is wrong.
-    init(arguments: [String]) throws {
-        var remaining = arguments[...]
+    init(_ reader: inout ArgumentReader) throws {
         var purge = false
         var through: Int64?
-        if remaining.first == "purge-tombstones" {
-            purge = true
-            remaining.removeFirst()
-        }
-        while let argument = remaining.popFirst() {
-            var flag = argument
-            var inlineValue: String?
-            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
-                flag = String(argument[..<equals])
-                inlineValue = String(argument[argument.index(after: equals)...])
-            }
-            func value() throws -> String {
-                if let inlineValue { return inlineValue }
-                guard let next = remaining.popFirst() else { throw UsageError("\(flag) needs a value") }
-                return next
-            }
-            switch flag {
-            case "--config": configPath = try value()
-            case "--db": databasePath = try value()
-            case "--postgres": postgresURL = try value()
-            case "--postgres-connections":
-                let text = try value()
-                guard let count = Int(text), count >= 1 else {
-                    throw UsageError("--postgres-connections needs a number of 1 or more, not `\(text)`")
-                }
-                postgresConnections = count
-            case "--max-connections-per-address":
-                maximumConnectionsPerAddress = try Self.positive(flag, try value())
-            case "--request-timeout":
-                requestTimeoutSeconds = try Self.positive(flag, try value(), unit: "a number of seconds")
-            case "--host": host = try value()
-            case "--port":
-                let text = try value()
-                guard let port = UInt16(text) else {
-                    throw UsageError("--port needs a port number 0-65535, not `\(text)`")
-                }
-                self.port = port
-            case "--through":
-                let text = try value()
-                guard let version = Int64(text), version >= 0 else {
-                    throw UsageError("--through needs a version (a whole number of 0 or more), not `\(text)`")
+        while let argument = try reader.next() {
+            switch argument {
+            case .operand("purge-tombstones") where !purge: purge = true
+            case .option("--config"): configPath = try reader.value()
+            case .option("--db"): databasePath = try reader.value()
+            case .option("--postgres"): postgresURL = try reader.value()
+            case .option("--postgres-connections"): postgresConnections = try reader.wholeNumber(atLeast: 1)
+            case .option("--max-connections-per-address"):
+                maximumConnectionsPerAddress = try reader.wholeNumber(atLeast: 1)
+            case .option("--request-timeout"): requestTimeoutSeconds = try reader.wholeNumber(atLeast: 1)
+            case .option("--host"): host = try reader.value()
+            case .option("--port"): port = try reader.value("a port number 0-65535") { UInt16($0) }
+            case .option("--through"):
+                let version: Int64 = try reader.value("a version (a whole number of 0 or more)") { text in
+                    Int64(text).flatMap { $0 >= 0 ? $0 : nil }
                 }
                 through = version
-            case "-h", "--help":
-                command = .help
-                return
-            default:
-                throw UsageError("unknown argument `\(argument)`")
+            default: throw reader.unexpected(argument)
             }
         }
         guard !configPath.isEmpty else { throw UsageError("--config FILE is required") }
@@ -122,24 +92,5 @@ struct ServerCommandLine {
         } else if through != nil {
             throw UsageError("--through belongs to purge-tombstones")
         }
-    }
-}
-
-extension ServerCommandLine {
-    /// `text` as a whole number of 1 or more, or a usage error naming `flag`.
-    fileprivate static func positive(_ flag: String, _ text: String, unit: String = "a number") throws -> Int {
-        guard let number = Int(text), number >= 1 else {
-            throw UsageError("\(flag) needs \(unit) of 1 or more, not `\(text)`")
-        }
-        return number
-    }
-}
-
-/// A command-line mistake: the message says what is wrong; the usage follows it.
-struct UsageError: Error {
-    let message: String
-
-    init(_ message: String) {
-        self.message = message
     }
 }

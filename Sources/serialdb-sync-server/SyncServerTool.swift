@@ -1,5 +1,6 @@
 import Foundation
 import SerialDBSyncServer
+import ToolArguments
 
 /// `serialdb-sync-server`: serves table sync over HTTP from an embedded SQLite store or a
 /// PostgreSQL database, or purges tombstones. Exit status: 0 ok, 1 failed, 2 usage error.
@@ -11,20 +12,11 @@ import SerialDBSyncServer
 @main
 struct SyncServerTool {
     static func main() {
-        let commandLine: ServerCommandLine
-        do {
-            commandLine = try ServerCommandLine(arguments: Array(CommandLine.arguments.dropFirst()))
-        } catch let error as UsageError {
-            printError("serialdb-sync-server: \(error.message)\n\n\(ServerCommandLine.usage)")
-            exit(2)
-        } catch {
-            printError("serialdb-sync-server: \(error)")
-            exit(2)
+        let commandLine = ToolArguments.parse(tool: "serialdb-sync-server", usage: ServerCommandLine.usage) { reader in
+            try ServerCommandLine(&reader)
         }
         do {
             switch commandLine.command {
-            case .help:
-                print(ServerCommandLine.usage)
             case .serve:
                 try serve(commandLine)
             case .purgeTombstones(let through):
@@ -35,9 +27,9 @@ struct SyncServerTool {
             }
         } catch {
             printError("serialdb-sync-server: \(error)")
-            exit(1)
+            exit(ToolArguments.failure)
         }
-        exit(0)
+        exit(ToolArguments.success)
     }
 
     private static func openStore(_ commandLine: ServerCommandLine) throws -> any SyncStore {

@@ -1,33 +1,56 @@
 import Foundation
 import SerialDB
 import SerialDBSync
+import ToolArguments
 
 /// `serialdb sync DB --server URL --token T [--page-size N]`: syncs a database file by hand and
-/// prints the report. Exit status: 0 synced, 1 failed, 2 usage error.
-enum SyncCommand {
-    static let usage = "usage: serialdb sync DB --server URL --token TOKEN [--page-size ROWS]"
+/// prints the report. Exit status: 0 synced, 1 failed, 2 usage error (see ``ToolArguments``).
+struct SyncCommand {
+    let path: String
+    let url: URL
+    let token: String
+    var pageSize = 500
 
-    /// Runs the subcommand and exits.
-    static func main(_ arguments: [String]) -> Never {
-        let pageSize = value(of: "--page-size", in: arguments).map { Int($0) }
-        guard arguments.count == (pageSize == nil ? 5 : 7), let path = arguments.first, pageSize != .some(nil),
-            let server = value(of: "--server", in: arguments), let url = URL(string: server), url.scheme != nil,
-            let token = value(of: "--token", in: arguments)
-        else {
-            FileHandle.standardError.write(
-                Data("serialdb: sync needs a database, --server and --token\n\(usage)\n".utf8))
-            exit(2)
+    /// Reads `DB --server URL --token T [--page-size N]`.
+    /// - Throws: ``UsageError`` naming what is wrong.
+    init(_ reader: inout ArgumentReader) throws {
+        var operands: [String] = []
+        var url: URL?
+        var token: String?
+        while let argument = try reader.next() {
+            switch argument {
+            case .operand(let word): operands.append(word)
+            case .option("--server"):
+                let server: URL = try reader.value("a URL such as http://127.0.0.1:8080") { text in
+                    URL(string: text).flatMap { $0.scheme == nil ? nil : $0 }
+                }
+                url = server
+            case .option("--token"): token = try reader.value()
+            case .option("--page-size"): pageSize = try reader.wholeNumber(atLeast: 1)
+            default: throw reader.unexpected(argument)
+            }
         }
+        guard let path = operands.first else { throw UsageError("sync needs a database path") }
+        guard operands.count == 1 else { throw UsageError("unexpected argument `\(operands[1])`") }
+        guard let url else { throw UsageError("sync needs --server URL") }
+        guard let token else { throw UsageError("sync needs --token TOKEN") }
+        self.path = path
+        self.url = url
+        self.token = token
+    }
+
+    /// Syncs and exits.
+    func run() -> Never {
         // The tool's main is synchronous: the sync runs in a task and the main thread waits.
         let outcome = Outcome()
         let done = DispatchSemaphore(value: 0)
+        let (path, url, token, pageSize) = (path, url, token, pageSize)
         Task {
             do {
                 let queue = try DatabaseQueue(path: path)
                 let client = try SyncClient(
-                    queue: queue, transport: HTTPSyncTransport(baseURL: url, token: token),
-                    pageSize: (pageSize ?? nil) ?? 500)
-                outcome.result = .success(describe(try await client.sync()))
+                    queue: queue, transport: HTTPSyncTransport(baseURL: url, token: token), pageSize: pageSize)
+                outcome.result = .success(Self.describe(try await client.sync()))
                 try await queue.close()
             } catch {
                 outcome.result = .failure(error)
@@ -38,12 +61,12 @@ enum SyncCommand {
         switch outcome.result {
         case .success(let text):
             print(text)
-            exit(0)
+            exit(ToolArguments.success)
         case .failure(let error):
             FileHandle.standardError.write(Data("serialdb: sync failed: \(error)\n".utf8))
-            exit(1)
+            exit(ToolArguments.failure)
         case nil:
-            exit(1)
+            exit(ToolArguments.failure)
         }
     }
 
@@ -52,11 +75,6 @@ enum SyncCommand {
         // Safe: written once by the task before it signals the semaphore, read by the main
         // thread only after the wait returns.
         var result: Result<String, any Error>?
-    }
-
-    private static func value(of flag: String, in arguments: [String]) -> String? {
-        guard let index = arguments.firstIndex(of: flag), index + 1 < arguments.count else { return nil }
-        return arguments[index + 1]
     }
 
     static func describe(_ report: SyncReport) -> String {

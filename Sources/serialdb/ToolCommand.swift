@@ -1,5 +1,6 @@
 import Foundation
 import SerialDB
+import ToolArguments
 
 /// One parsed invocation of the tool.
 struct ToolCommand {
@@ -9,73 +10,80 @@ struct ToolCommand {
 
     let verb: Verb
     let path: String
-    var schemaFile: String?
-    var options = SchemaChangeOptions()
+    let schemaFile: String?
+    let options: SchemaChangeOptions
 
-    init(arguments: [String]) throws {
-        guard arguments.count >= 2, let verb = Verb(rawValue: arguments[0]) else {
-            throw UsageError(message: arguments.isEmpty ? "no command given" : "unknown command `\(arguments[0])`")
-        }
-        self.verb = verb
-        path = arguments[1]
-        var rest = arguments.dropFirst(2).makeIterator()
-        while let flag = rest.next() {
-            guard let value = rest.next() else { throw UsageError(message: "\(flag) needs a value") }
-            switch flag {
-            case "--schema": schemaFile = value
-            case "--rename":
-                let (table, column, new) = try Self.split(value, flag: flag)
+    /// Reads `VERB DB [options]`; options may come before, between or after the operands.
+    /// - Throws: ``UsageError`` naming what is wrong.
+    init(_ reader: inout ArgumentReader) throws {
+        var operands: [String] = []
+        var schemaFile: String?
+        var options = SchemaChangeOptions()
+        while let argument = try reader.next() {
+            switch argument {
+            case .operand(let word): operands.append(word)
+            case .option("--schema"): schemaFile = try reader.value()
+            case .option("--rename"):
+                let (table, column, new) = try Self.split(try reader.value(), flag: "--rename", value: "NEW")
+                guard !new.isEmpty else { throw UsageError("--rename wants TABLE.OLD=NEW: the new name is empty") }
                 options.renameColumn(column, to: new, inTable: table)
-            case "--rename-table":
-                let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
-                guard parts.count == 2 else {
-                    throw UsageError(message: "--rename-table wants OLD=NEW, got `\(value)`")
+            case .option("--rename-table"):
+                let value = try reader.value()
+                let parts = value.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                    throw UsageError("--rename-table wants OLD=NEW, got `\(value)`")
                 }
-                options.renameTable(parts[0], to: parts[1])
-            case "--allow-drop":
+                options.renameTable(String(parts[0]), to: String(parts[1]))
+            case .option("--allow-drop"):
+                let value = try reader.value()
                 let parts = value.split(separator: ".", maxSplits: 1).map(String.init)
                 if parts.count == 2 {
                     options.allowDropping(column: parts[1], inTable: parts[0])
                 } else {
                     options.allowDropping(table: value)
                 }
-            case "--convert":
+            case .option("--convert"):
+                let value = try reader.value()
                 let parts = value.split(separator: ".", maxSplits: 1).map(String.init)
-                guard parts.count == 2 else {
-                    throw UsageError(message: "--convert wants TABLE.COLUMN, got `\(value)`")
+                guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                    throw UsageError("--convert wants TABLE.COLUMN, got `\(value)`")
                 }
                 options.allowConverting(column: parts[1], inTable: parts[0])
-            case "--fill":
-                let (table, column, text) = try Self.split(value, flag: flag)
-                // Bound as text, the value takes the column's type affinity on its way in, as
-                // SQLite converts any text: `007` stays "007" in a TEXT column and is 7 in an
-                // INTEGER one; `nan` stays text rather than becoming NULL.
-                options.fill(column: column, inTable: table, with: text)
-            default:
-                throw UsageError(message: "unknown option `\(flag)`")
+            case .option("--fill"):
+                let (table, column, text) = try Self.split(try reader.value(), flag: "--fill", value: "VALUE")
+                options.fill(column: column, inTable: table, with: try FillValue.read(text, for: "\(table).\(column)"))
+            default: throw reader.unexpected(argument)
             }
         }
+        guard let word = operands.first else { throw UsageError("no command given") }
+        guard let verb = Verb(rawValue: word) else { throw UsageError("unknown command `\(word)`") }
+        guard operands.count >= 2 else { throw UsageError("\(word) needs a database path") }
+        guard operands.count == 2 else { throw UsageError("unexpected argument `\(operands[2])`") }
         if (verb == .plan || verb == .migrate) && schemaFile == nil {
-            throw UsageError(message: "\(verb.rawValue) needs --schema FILE")
+            throw UsageError("\(word) needs --schema FILE")
         }
+        self.verb = verb
+        self.path = operands[1]
+        self.schemaFile = schemaFile
+        self.options = options
     }
 
-    /// `TABLE.COLUMN=VALUE` into its three parts.
-    private static func split(_ text: String, flag: String) throws -> (String, String, String) {
-        let sides = text.split(separator: "=", maxSplits: 1).map(String.init)
-        let names = sides.first?.split(separator: ".", maxSplits: 1).map(String.init) ?? []
-        guard sides.count == 2, names.count == 2 else {
-            throw UsageError(message: "\(flag) wants TABLE.COLUMN=VALUE, got `\(text)`")
+    /// `TABLE.COLUMN=VALUE` into its three parts; VALUE may be empty, the names may not.
+    private static func split(_ text: String, flag: String, value: String) throws -> (String, String, String) {
+        let sides = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        let names = sides.first?.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false) ?? []
+        guard sides.count == 2, names.count == 2, !names[0].isEmpty, !names[1].isEmpty else {
+            throw UsageError("\(flag) wants TABLE.COLUMN=\(value), got `\(text)`")
         }
-        return (names[0], names[1], sides[1])
+        return (String(names[0]), String(names[1]), sides[1])
     }
 
     func run() throws -> Int32 {
         guard verb == .migrate || FileManager.default.fileExists(atPath: path) else {
-            throw UsageError(message: "no database at \(path)")
+            throw UsageError("no database at \(path)")
         }
         if let schemaFile, !FileManager.default.isReadableFile(atPath: schemaFile) {
-            throw UsageError(message: "no readable schema file at \(schemaFile)")
+            throw UsageError("no readable schema file at \(schemaFile)")
         }
         var configuration = Configuration()
         configuration.readOnly = verb != .migrate

@@ -1,5 +1,6 @@
 import Foundation
 import SerialDB
+import ToolArguments
 
 /// The process the crash scenario kills (hidden subcommand `crash-child`): it opens the file,
 /// starts writers, starts the upgrade after a warm-up, then keeps writing until it is killed.
@@ -28,16 +29,14 @@ enum CrashChild {
 
     /// Runs the child and returns its exit status.
     static func run(_ arguments: [String]) -> Int32 {
-        var values: [String: String] = [:]
-        var remaining = arguments[...]
-        while let flag = remaining.popFirst(), let value = remaining.popFirst() { values[flag] = value }
-        guard let path = values["--path"], let generation = values["--generation"].flatMap(Int.init),
+        guard let values = try? ArgumentReader.optionValues(arguments), let path = values["--path"],
+            let generation = values["--generation"].flatMap(Int.init),
             let seed = values["--seed"].flatMap(UInt64.init), let writers = values["--writers"].flatMap(Int.init),
             let tasks = values["--tasks"].flatMap(Int.init), let rows = values["--rows"].flatMap(Int.init),
             let warmup = values["--warmup"].flatMap(Double.init)
         else {
             Console.error("stress crash-child: bad arguments \(arguments)")
-            return 64
+            return ToolArguments.usageStatus
         }
         let broken = values["--broken-writer"].flatMap(BrokenWriterMode.init(rawValue:))
         let output = ChildOutput()

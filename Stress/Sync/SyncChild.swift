@@ -1,6 +1,7 @@
 import Foundation
 import SerialDB
 import SerialDBSync
+import ToolArguments
 
 /// One sync of a device's database in a child process (hidden subcommand `sync-child`), which
 /// the parent may SIGKILL in the middle of it, as an app killed while syncing.
@@ -20,14 +21,12 @@ enum SyncChild {
 
     /// Runs one sync and returns the exit status.
     static func run(_ arguments: [String]) -> Int32 {
-        var values: [String: String] = [:]
-        var remaining = arguments[...]
-        while let flag = remaining.popFirst(), let value = remaining.popFirst() { values[flag] = value }
-        guard let path = values["--db"], let url = values["--url"].flatMap(URL.init(string:)),
+        guard let values = try? ArgumentReader.optionValues(arguments), let path = values["--db"],
+            let url = values["--url"].flatMap(URL.init(string:)),
             let token = values["--token"]
         else {
             Console.error("stress \(subcommand): bad arguments \(arguments)")
-            return 64
+            return ToolArguments.usageStatus
         }
         do {
             let queue = try DatabaseQueue(path: path)

@@ -1,5 +1,6 @@
 import Foundation
 import SerialDBSyncServer
+import ToolArguments
 
 /// The sync scenario's server process (hidden subcommand `sync-server-child`): `SyncServer` from
 /// the library on a free port, its store wrapped in the harness's audit (and, with `--break`, a
@@ -17,9 +18,13 @@ enum SyncServerChild {
 
     /// Runs the server and returns its exit status (only when it cannot start, or the parent died).
     static func run(_ arguments: [String]) -> Int32 {
-        var values: [String: String] = [:]
-        var remaining = arguments[...]
-        while let flag = remaining.popFirst(), let value = remaining.popFirst() { values[flag] = value }
+        let values: [String: String]
+        do {
+            values = try ArgumentReader.optionValues(arguments)
+        } catch {
+            Console.error("stress \(subcommand): \(error) in \(arguments)")
+            return ToolArguments.usageStatus
+        }
         let store: SyncStoreLocation
         if let path = values["--db"] {
             store = .file(path)
@@ -27,11 +32,11 @@ enum SyncServerChild {
             store = .postgres(url)
         } else {
             Console.error("stress \(subcommand): no store in \(arguments)")
-            return 64
+            return ToolArguments.usageStatus
         }
         guard let config = values["--config"], let audit = values["--audit"] else {
             Console.error("stress \(subcommand): bad arguments \(arguments)")
-            return 64
+            return ToolArguments.usageStatus
         }
         let parent = getppid()
         do {

@@ -165,7 +165,7 @@ import Testing
         ] {
             let process = try ServerProcess(arguments: arguments)
             #expect(try await process.exitStatus() == 2, "\(arguments)")
-            #expect(process.standardError.contains("usage:"))
+            #expect(process.standardError.contains("Run `serialdb-sync-server --help` for the usage."))
         }
         let badConfig = directory.path("bad.json")
         try Data(

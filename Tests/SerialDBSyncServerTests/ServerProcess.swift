@@ -1,77 +1,34 @@
 import Foundation
 import SerialDBTestSupport
 
-/// The real `serialdb-sync-server` executable as a child process, for the tests that kill it.
-/// Every wait polls with `Task.sleep` and is bounded; nothing blocks a cooperative thread.
-final class ServerProcess: @unchecked Sendable {
-    // Safe to share: `process` is used from the test's task only; the readers lock their text.
-    private let process = Process()
-    private let output = Pipe()
-    private let errors = Pipe()
-    private let printed: PipeReader
-    private let logged: PipeReader
+/// The real `serialdb-sync-server` executable as a child process, for the tests that kill it:
+/// a ``ChildProcess`` (both pipes read at once, bounded waits that suspend) under the names
+/// these tests use.
+final class ServerProcess: Sendable {
+    private let child: ChildProcess
 
     /// Starts the executable with `arguments`.
     init(arguments: [String]) throws {
-        process.executableURL = try ChildProcess.builtProduct(named: "serialdb-sync-server")
-        process.arguments = arguments
-        process.standardOutput = output
-        process.standardError = errors
-        printed = PipeReader(output.fileHandleForReading)
-        logged = PipeReader(errors.fileHandleForReading)
-        try process.run()
+        child = try ChildProcess(executable: "serialdb-sync-server", arguments: arguments)
     }
 
     /// Standard output so far.
-    var standardOutput: String { printed.text }
+    var standardOutput: String { child.output }
     /// Standard error so far.
-    var standardError: String { logged.text }
+    var standardError: String { child.errors }
 
-    /// The URL of the first line, "listening on http://HOST:PORT".
+    /// The URL of the line "listening on http://HOST:PORT".
     func listeningURL(timeout: Duration = .seconds(120)) async throws -> URL {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let line = standardOutput.split(separator: "\n").first, standardOutput.contains("\n") {
-                guard line.hasPrefix("listening on "), let url = URL(string: String(line.dropFirst(13))) else {
-                    throw ServerProcessError(message: "unexpected first line: \(line)")
-                }
-                return url
-            }
-            guard process.isRunning else {
-                throw ServerProcessError(message: "the server exited: \(standardError)")
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        throw ServerProcessError(message: "the server printed no address in time")
+        try await child.listeningURL(timeout: timeout)
     }
 
     /// Sends a signal.
     func signal(_ number: Int32) {
-        kill(process.processIdentifier, number)
+        child.signal(number)
     }
 
     /// Waits for the process to end and returns its exit status (or the signal that ended it).
     func exitStatus(timeout: Duration = .seconds(120)) async throws -> Int32 {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            guard ContinuousClock.now < deadline else {
-                kill(process.processIdentifier, SIGKILL)
-                throw ServerProcessError(message: "the server did not exit in time")
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        // Let the pipes drain what the process wrote last.
-        try await Task.sleep(for: .milliseconds(50))
-        return process.terminationStatus
+        try await child.exitStatus(timeout: timeout)
     }
-
-    deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    }
-}
-
-/// The child did not do what a test waited for.
-struct ServerProcessError: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
 }

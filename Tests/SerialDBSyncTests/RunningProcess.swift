@@ -2,57 +2,42 @@ import Foundation
 import SerialDBSync
 import SerialDBTestSupport
 
-/// A child process of the tests (the sync server, the `serialdb` tool) that async tests can
-/// wait for without blocking a cooperative thread: every wait polls and is bounded.
-final class RunningProcess: @unchecked Sendable {
-    // Safe to share: `process` is configured before `run()` and then only asked for its state
-    // and pid (thread-safe); the reader locks its text.
-    private let process = Process()
-    private let output = Pipe()
-    private let reader: PipeReader
+/// A child process of the tests (the sync server, the `serialdb` tool) that async tests wait
+/// for without blocking a cooperative thread: a ``ChildProcess`` (both pipes read at once,
+/// every wait bounded) under the names these tests use.
+final class RunningProcess: Sendable {
+    private let child: ChildProcess
 
-    /// Starts a product built next to the test bundle; its standard error is discarded (the
-    /// server logs a line per request there, and a full pipe would block it).
+    /// Starts a product built next to the test bundle.
     init(product: String, arguments: [String]) throws {
-        process.executableURL = try ChildProcess.builtProduct(named: product)
-        process.arguments = arguments
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        reader = PipeReader(output.fileHandleForReading)
-        try process.run()
+        child = try ChildProcess(executable: product, arguments: arguments)
     }
 
-    /// Everything printed so far.
-    var printed: String { reader.text }
+    /// Everything printed on standard output so far.
+    var printed: String { child.output }
 
-    var isRunning: Bool { process.isRunning }
+    var isRunning: Bool { child.isRunning }
 
     /// The first complete line printed, waiting for it.
     func firstLine(timeout: Duration = .seconds(120)) async throws -> String {
-        try await waitUntil(timeout: timeout) { self.printed.contains("\n") || !self.isRunning }
-        guard let line = printed.split(separator: "\n", omittingEmptySubsequences: false).first, printed.contains("\n")
-        else {
-            throw ServerProcessError(message: "the process exited without printing a line")
-        }
-        return String(line)
+        try await child.firstLine(timeout: timeout)
+    }
+
+    /// The URL of the line "listening on http://HOST:PORT", waiting for it.
+    func listeningURL(timeout: Duration = .seconds(120)) async throws -> URL {
+        try await child.listeningURL(timeout: timeout)
     }
 
     /// Sends `signal` and waits for the process to exit; returns its status.
     @discardableResult
     func stop(_ signal: Int32 = SIGTERM, timeout: Duration = .seconds(120)) async throws -> Int32 {
-        if process.isRunning { kill(process.processIdentifier, signal) }
-        return try await waitForExit(timeout: timeout)
+        try await child.stop(signal, timeout: timeout)
     }
 
     /// Waits for the process to exit on its own; returns its status.
     @discardableResult
     func waitForExit(timeout: Duration = .seconds(120)) async throws -> Int32 {
-        try await waitUntil(timeout: timeout) { !self.isRunning }
-        return process.terminationStatus
-    }
-
-    deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        try await child.exitStatus(timeout: timeout)
     }
 }
 
@@ -77,12 +62,7 @@ final class SyncServerProcess: Sendable {
         process = try RunningProcess(
             product: "serialdb-sync-server",
             arguments: ["--config", configPath, "--db", directory.path("server.sqlite"), "--port", "0"])
-        let line = try await process.firstLine()
-        guard line.hasPrefix("listening on "), let url = URL(string: String(line.dropFirst("listening on ".count)))
-        else {
-            throw ServerProcessError(message: "the server's first line is `\(line)`")
-        }
-        self.url = url
+        url = try await process.listeningURL()
     }
 
     func transport(token: String = "t-alice") -> HTTPSyncTransport {

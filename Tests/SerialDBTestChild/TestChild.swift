@@ -1,6 +1,7 @@
 import Foundation
 import SerialDB
 import SerialDBTestSupport
+import ToolArguments
 
 /// A second process for tests.
 ///
@@ -11,37 +12,51 @@ import SerialDBTestSupport
 ///   and prints "done" or the error: a schema change made by another process.
 @main
 struct TestChild {
-    static let usage = "usage: serialdb-test-child migrate PATH DELAY | execute PATH SQL\n"
+    static let usage = "usage: serialdb-test-child migrate PATH DELAY | execute PATH SQL"
+
+    enum Command {
+        case migrate(path: String, delay: Double)
+        case execute(path: String, sql: String)
+    }
 
     static func main() {
-        let arguments = CommandLine.arguments
-        guard arguments.count == 4 else { fail() }
+        let command = ToolArguments.parse(tool: "serialdb-test-child", usage: usage) { reader in
+            var operands: [String] = []
+            while let argument = try reader.next() {
+                guard case .operand(let word) = argument else { throw reader.unexpected(argument) }
+                operands.append(word)
+            }
+            guard operands.count == 3 else { throw UsageError("needs a command, a path and one more argument") }
+            switch operands[0] {
+            case "migrate":
+                guard let delay = Double(operands[2]) else {
+                    throw UsageError("migrate needs a delay in seconds, not `\(operands[2])`")
+                }
+                return Command.migrate(path: operands[1], delay: delay)
+            case "execute":
+                return Command.execute(path: operands[1], sql: operands[2])
+            default:
+                throw UsageError("unknown command `\(operands[0])`")
+            }
+        }
         do {
             var configuration = Configuration()
             configuration.busyTimeout = .seconds(30)
-            switch arguments[1] {
-            case "migrate":
-                guard let delay = Double(arguments[3]) else { fail() }
-                let queue = try DatabaseQueue(path: arguments[2], configuration: configuration)
+            switch command {
+            case .migrate(let path, let delay):
+                let queue = try DatabaseQueue(path: path, configuration: configuration)
                 FileHandle.standardOutput.write(Data("ready\n".utf8))
                 _ = readLine()
                 try queue.migrate(UserLadder.migrator(delayPerStep: delay))
-            case "execute":
-                let queue = try DatabaseQueue(path: arguments[2], configuration: configuration)
-                try queue.inDatabase { db in try db.execute(sql: arguments[3]) }
-            default:
-                fail()
+            case .execute(let path, let sql):
+                let queue = try DatabaseQueue(path: path, configuration: configuration)
+                try queue.inDatabase { db in try db.execute(sql: sql) }
             }
             FileHandle.standardOutput.write(Data("done\n".utf8))
-            exit(0)
+            exit(ToolArguments.success)
         } catch {
             FileHandle.standardOutput.write(Data("error: \(error)\n".utf8))
-            exit(1)
+            exit(ToolArguments.failure)
         }
-    }
-
-    private static func fail() -> Never {
-        FileHandle.standardError.write(Data(usage.utf8))
-        exit(64)
     }
 }

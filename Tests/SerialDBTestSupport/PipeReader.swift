@@ -10,9 +10,11 @@ import Foundation
 /// (https://github.com/swiftlang/swift-corelibs-libdispatch/issues/949). A blocking read never
 /// registers the descriptor with libdispatch; the end of the pipe ends the thread.
 public final class PipeReader: @unchecked Sendable {
-    // Safe to share: `bytes` is behind `lock`; the thread only appends.
+    // Safe to share: `bytes` and `ended` are behind `lock`; the thread only appends, then sets
+    // `ended` once.
     private let lock = NSLock()
     private var bytes = Data()
+    private var ended = false
 
     /// Starts reading `handle` (a pipe's read end) until the writer closes it.
     public init(_ handle: FileHandle) {
@@ -20,9 +22,10 @@ public final class PipeReader: @unchecked Sendable {
             while true {
                 // Blocks until data arrives; empty at the end of the pipe.
                 let data = handle.availableData
-                if data.isEmpty { return }
+                if data.isEmpty { break }
                 lock.withLock { bytes.append(data) }
             }
+            lock.withLock { ended = true }
         }
         thread.name = "PipeReader"
         thread.start()
@@ -30,4 +33,7 @@ public final class PipeReader: @unchecked Sendable {
 
     /// Everything read so far, as UTF-8 text.
     public var text: String { lock.withLock { String(decoding: bytes, as: UTF8.self) } }
+
+    /// Whether the writer closed the pipe (every writer: a child's own children may hold it).
+    public var isFinished: Bool { lock.withLock { ended } }
 }

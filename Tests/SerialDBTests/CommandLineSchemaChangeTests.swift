@@ -54,8 +54,9 @@ import Testing
         let schema = try schemaFile(
             in: directory,
             "CREATE TABLE t(id INTEGER PRIMARY KEY, code TEXT NOT NULL, n INTEGER NOT NULL, r REAL NOT NULL);")
+        // Quoted, 007 is text; bare, it is the number 7; nan is a bare word, so text.
         let outcome = try run([
-            "migrate", path, "--schema", schema, "--fill", "t.code=007", "--fill", "t.n=007", "--fill", "t.r=nan",
+            "migrate", path, "--schema", schema, "--fill", "t.code='007'", "--fill", "t.n=007", "--fill", "t.r=nan",
         ])
         #expect(outcome.status == 0, "\(outcome.errors)")
         let row = try DatabaseQueue(path: path).read { db in
@@ -66,6 +67,73 @@ import Testing
         #expect(row?[2] == .integer(7))
         #expect(row?[3] == .text("integer"))
         #expect(row?[4] == .text("nan"))
+    }
+
+    @Test func fillValuesAreSQLLiteralsStoredWithTheirType() throws {
+        let directory = try TemporaryDirectory()
+        let path = try database(in: directory, "CREATE TABLE t(id INTEGER PRIMARY KEY); INSERT INTO t VALUES (1);")
+        let columns = ["e", "s", "q", "i", "r", "b", "w", "u", "k", "x"]
+        let schema = try schemaFile(
+            in: directory,
+            "CREATE TABLE t(id INTEGER PRIMARY KEY, e TEXT NOT NULL, s TEXT NOT NULL, q TEXT NOT NULL, "
+                + "i INTEGER NOT NULL, r REAL NOT NULL, b BLOB NOT NULL, w TEXT NOT NULL, u NOT NULL, "
+                + "k TEXT NOT NULL, x NOT NULL);")
+        let fills = [
+            "t.e=''", "t.s='a b'", "t.q='it''s'", "t.i=42", "t.r=-1.5e1", "t.b=X'00ff'", "t.w=none", "t.u=0x10",
+            "t.k='Grüße, ☕'", "t.x=TRUE",
+        ]
+        let outcome = try run(["migrate", path, "--schema", schema] + fills.flatMap { ["--fill", $0] })
+        #expect(outcome.status == 0, "\(outcome.errors)")
+        let row = try #require(
+            try DatabaseQueue(path: path).read { db in
+                try db.fetchOne(
+                    Row.self,
+                    sql: "SELECT " + columns.map { "\($0), typeof(\($0))" }.joined(separator: ", ") + " FROM t")
+            })
+        let expected: [(DatabaseValue, String)] = [
+            (.text(""), "text"), (.text("a b"), "text"), (.text("it's"), "text"), (.integer(42), "integer"),
+            (.real(-15), "real"), (.blob(Data([0, 255])), "blob"), (.text("none"), "text"), (.integer(16), "integer"),
+            (.text("Grüße, ☕"), "text"), (.integer(1), "integer"),
+        ]
+        for (index, (value, type)) in expected.enumerated() {
+            #expect(row[2 * index] == value, "\(columns[index])")
+            #expect(row[2 * index + 1] == .text(type), "\(columns[index])")
+        }
+    }
+
+    /// NULL is read as SQL's null, not the text "NULL": a NOT NULL column refuses it, and the
+    /// change rolls back whole.
+    @Test func aNullFillIsNullAndANotNullColumnRefusesIt() throws {
+        let directory = try TemporaryDirectory()
+        let path = try database(in: directory, "CREATE TABLE t(id INTEGER PRIMARY KEY); INSERT INTO t VALUES (1);")
+        let schema = try schemaFile(in: directory, "CREATE TABLE t(id INTEGER PRIMARY KEY, c TEXT NOT NULL);")
+        let before = try bytes(path)
+        let outcome = try run(["migrate", path, "--schema", schema, "--fill", "t.c=null"])
+        #expect(outcome.status == 3, "\(outcome.errors)")
+        #expect(outcome.errors.contains("NOT NULL"), "\(outcome.errors)")
+        #expect(try bytes(path) == before)
+    }
+
+    /// Anything but a literal or a single word is refused before SQLite sees it, so no
+    /// expression or subquery runs.
+    @Test(arguments: [
+        ("t.c=", "write '' for the empty text"), ("t.c=abs(1)", "neither an SQL literal"),
+        ("t.c=(SELECT 1)", "neither an SQL literal"), ("t.c='open", "neither an SQL literal"),
+        ("t.c=1 + 1", "neither an SQL literal"), ("t.c='a'||'b'", "neither an SQL literal"),
+        ("t.c=CURRENT_TIMESTAMP", "is an SQL expression"), ("t.c=X'0'", "not a value SQLite can read"),
+        ("t.c=--1", "neither an SQL literal"), ("t.c=1e", "neither an SQL literal"),
+        ("t.c=0x", "neither an SQL literal"), ("t=1", "wants TABLE.COLUMN=VALUE"),
+    ])
+    func aFillThatIsNotAValueIsAUsageError(fill: String, message: String) throws {
+        let directory = try TemporaryDirectory()
+        let path = try database(in: directory, "CREATE TABLE t(id INTEGER PRIMARY KEY); INSERT INTO t VALUES (1);")
+        let schema = try schemaFile(in: directory, "CREATE TABLE t(id INTEGER PRIMARY KEY, c TEXT NOT NULL);")
+        let before = try bytes(path)
+        let outcome = try run(["migrate", path, "--schema", schema, "--fill", fill])
+        #expect(outcome.status == 2, "\(fill): \(outcome.errors)")
+        #expect(outcome.errors.contains(message), "\(fill): \(outcome.errors)")
+        #expect(outcome.errors.contains("Run `serialdb --help`"), "\(fill)")
+        #expect(try bytes(path) == before)
     }
 
     @Test func aDropRolledBackForAForeignKeyExitsAsARefusal() throws {

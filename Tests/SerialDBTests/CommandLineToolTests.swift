@@ -52,14 +52,22 @@ import Testing
         #expect(inspect.output.contains("team TEXT NOT NULL"))
     }
 
-    @Test func mistakesGetUsageAndExitStatusTwo() throws {
-        for arguments in [
-            [], ["frob", "x"], ["plan", "/nonexistent.sqlite", "--schema", "x"], ["plan", "x.sqlite"],
-            ["migrate", "x", "--fill", "bad"],
+    @Test func mistakesAreNamedAndExitWithStatusTwo() throws {
+        for (arguments, message) in [
+            ([], "no command given"), (["frob", "x"], "unknown command `frob`"),
+            (["plan", "/nonexistent.sqlite", "--schema", "x"], "no database at /nonexistent.sqlite"),
+            (["plan", "x.sqlite"], "plan needs --schema FILE"), (["inspect"], "inspect needs a database path"),
+            (["migrate", "x", "--fill", "bad"], "--fill wants TABLE.COLUMN=VALUE, got `bad`"),
+            (["plan", "x", "y"], "unexpected argument `y`"), (["plan", "x", "--schema"], "--schema needs a value"),
+            (["sync", "x", "--token", "t"], "sync needs --server URL"),
+            (["sync", "x", "--server", "nowhere", "--token", "t"], "--server needs a URL"),
+            (["sync", "x", "--server", "http://h", "--token", "t", "--page-size", "0"], "--page-size needs a whole"),
         ] {
             let outcome = try run(arguments)
             #expect(outcome.status == 2, "\(arguments)")
-            #expect(outcome.errors.contains("usage: serialdb"), "\(arguments)")
+            #expect(outcome.errors.hasPrefix("serialdb: \(message)"), "\(arguments): \(outcome.errors)")
+            #expect(outcome.errors.contains("Run `serialdb --help` for the usage."), "\(arguments)")
+            #expect(outcome.output.isEmpty, "\(arguments)")
         }
     }
 

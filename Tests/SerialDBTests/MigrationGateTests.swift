@@ -159,7 +159,7 @@ import Testing
         }
         for child in children { #expect(child.waitForLine("ready")) }
         for child in children { child.send("go") }
-        let statuses = children.map { $0.waitForExit() }
+        let statuses = try children.map { try $0.waitForExit() }
         #expect(statuses == [0, 0], "children printed: \(children.map(\.printed))")
         let queue = try DatabaseQueue(path: path)
         try queue.read { db throws in

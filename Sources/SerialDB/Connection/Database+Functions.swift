@@ -5,8 +5,9 @@ extension Database {
     /// Makes a Swift function callable from SQL on this connection.
     ///
     /// Register it in ``Configuration/prepareDatabase`` so that every connection a queue or a
-    /// pool opens has it (and the scratch database a schema change parses its SQL in, so that
-    /// indexes, CHECK constraints and generated columns may use it). Registering a name again
+    /// pool opens has it. The scratch database a schema change parses its SQL in is given
+    /// every function registered on the connection, so that indexes, CHECK constraints,
+    /// defaults and generated columns may use it. Registering a name again
     /// with the same argument count replaces the earlier function.
     ///
     /// - Throws: ``DatabaseError`` when SQLite refuses the registration (for example a name
@@ -43,12 +44,17 @@ extension Database {
                 if let box { Unmanaged<FunctionBox>.fromOpaque(box).release() }
             })
         guard code == SQLITE_OK else { throw self.error(code: code) }
+        registeredFunctions.removeAll {
+            $0.name.isSameSQLiteName(as: function.name) && $0.argumentCount == function.argumentCount
+        }
+        registeredFunctions.append(function)
     }
 
     /// Makes a Swift collation usable in `COLLATE name` on this connection.
     ///
     /// Register it in ``Configuration/prepareDatabase`` so that every connection has it: a
-    /// connection without it cannot use a table or index declared with it.
+    /// connection without it cannot use a table or index declared with it. The scratch database
+    /// a schema change parses its SQL in is given every collation registered on the connection.
     ///
     /// - Throws: ``DatabaseError`` when SQLite refuses the registration.
     ///   See <https://www.sqlite.org/c3ref/create_collation.html>.
@@ -72,6 +78,15 @@ extension Database {
                 if let box { Unmanaged<CollationBox>.fromOpaque(box).release() }
             })
         guard code == SQLITE_OK else { throw self.error(code: code) }
+        registeredCollations.removeAll { $0.name.isSameSQLiteName(as: collation.name) }
+        registeredCollations.append(collation)
+    }
+
+    /// Registers on this connection every function and collation registered on `other`, in
+    /// ``Configuration/prepareDatabase`` or later, so that SQL compiles here as it does there.
+    func addRegistrations(of other: Database) throws {
+        for function in other.registeredFunctions { try add(function: function) }
+        for collation in other.registeredCollations { try add(collation: collation) }
     }
 }
 

@@ -51,6 +51,12 @@ public final class Database {
         repeating: nil, count: TransactionStatement.allCases.count)
     /// Depth of read-only blocks; statements that write are refused while positive.
     var readOnlyDepth = 0
+    /// The functions and collations registered on this connection, the latest of each name
+    /// last, so that a scratch connection can be given the same (``addRegistrations(of:)``).
+    var registeredFunctions: [DatabaseFunction] = []
+    var registeredCollations: [DatabaseCollation] = []
+    /// Set while ``refusingTransactionControl(in:_:)`` runs: what its authorizer refused.
+    var transactionControlRefusal: TransactionControlRefusal?
     /// Depth of savepoints opened by `inSavepoint(_:)`, to name them uniquely.
     private var savepointDepth = 0
     // Three hooks that a higher layer sets and this connection calls back: `isCancelled`
@@ -380,10 +386,6 @@ public final class Database {
                 + "\(refused)the block cannot go on outside its transaction. Do not end the block's transaction "
                 + "yourself; nest with inSavepoint.")
     }
-
-    /// Whether SQLite ended the guarded transaction after an error, rather than a statement of
-    /// the block.
-    var transactionWasAbortedBySQLite: Bool { transactionEndCause != nil }
 
     /// In a read-only block, refuses a statement that writes or a pragma that assigns.
     ///

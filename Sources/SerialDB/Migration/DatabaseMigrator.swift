@@ -51,7 +51,9 @@ public struct DatabaseMigrator: Sendable {
     ///
     /// - Parameters:
     ///   - identifier: a unique, stable name; it is stored in the database.
-    ///   - body: the step. It runs inside the step's transaction: do not begin or commit one.
+    ///   - body: the step. It runs inside the step's transaction: a BEGIN, COMMIT, END or
+    ///     ROLLBACK in it is refused before it runs and fails the step, which then leaves no
+    ///     trace. Throw to roll the step back; use `db.inSavepoint` to nest.
     public mutating func registerMigration(_ identifier: String, _ body: @escaping @Sendable (Database) throws -> Void)
     {
         if steps.contains(where: { $0.identifier == identifier }) {
@@ -172,20 +174,15 @@ public struct DatabaseMigrator: Sendable {
     /// Runs one step in its own transaction, with foreign keys deferred as SQLite's table
     /// rebuild procedure requires.
     private func apply(_ step: Step, to db: Database) throws {
-        try db.inSchemaChangeTransaction { db in
+        // A BEGIN, COMMIT, END or ROLLBACK in the step is refused before it runs.
+        try db.inSchemaChangeTransaction(named: "Migration \"\(step.identifier)\"") { db in
             try createMigrationsTable(db)
             // Another process may have applied the step while we waited for the write lock.
             let applied = try appliedMigrations(db)
             try checkNoUnknownMigrations(applied)
             if applied.contains(step.identifier) { return }
             try step.body(db)
-            guard db.isInsideTransaction else {
-                if db.transactionWasAbortedBySQLite { throw db.transactionEndedError(refusing: nil) }
-                throw SerialDBError(
-                    .invalidMigrator,
-                    "Migration \"\(step.identifier)\" ended the step's transaction itself, so it cannot be atomic. "
-                        + "Remove BEGIN/COMMIT from the step; use db.inSavepoint to nest.")
-            }
+            guard db.isInsideTransaction else { throw db.transactionEndedError(refusing: nil) }
             try record(step.identifier, in: db)
         }
     }

@@ -103,8 +103,8 @@ extension Database {
 
     /// Executes the desired schema into a scratch in-memory database, so SQLite parses it and
     /// normalizes it exactly as it does the live one. The scratch connection is set up like
-    /// this one (``Configuration/prepareDatabase`` included), so the collations and functions
-    /// the application registers are known there too.
+    /// this one (``Configuration/prepareDatabase`` included) and is given every collation and
+    /// function registered on this one, also after it opened, so it compiles what this one does.
     func desiredSchema(_ sql: String) throws -> DatabaseSchema {
         var configuration = self.configuration
         configuration.foreignKeysEnabled = false
@@ -114,6 +114,7 @@ extension Database {
         configuration.vfsName = nil
         configuration.trace = nil
         let scratch = try Database(path: ":memory:", configuration: configuration)
+        try scratch.addRegistrations(of: self)
         do {
             try scratch.execute(sql: sql)
         } catch {

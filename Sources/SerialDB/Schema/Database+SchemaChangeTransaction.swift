@@ -5,8 +5,17 @@ extension Database {
     /// happened. Violations roll everything back and are reported by table and row.
     /// See <https://www.sqlite.org/lang_altertable.html#otheralter> (steps 1, 2, 10, 11, 12).
     ///
-    /// - Throws: the block's error, or ``SerialDBError/Code/foreignKeyViolation``.
+    /// The block must not begin, commit or roll back a transaction itself: such a statement
+    /// is refused before it runs (use `inSavepoint` to nest), and the whole block rolls back.
+    ///
+    /// - Throws: the block's error, ``SerialDBError/Code/foreignKeyViolation``, or
+    ///   ``SerialDBError/Code/invalidMigrator`` for a BEGIN, COMMIT, END or ROLLBACK in the block.
     public func inSchemaChangeTransaction(_ block: (Database) throws -> Void) throws {
+        try inSchemaChangeTransaction(named: "The schema change", block)
+    }
+
+    /// ``inSchemaChangeTransaction(_:)``, naming the block in its errors ("Migration \"v2\"").
+    func inSchemaChangeTransaction(named name: String, _ block: (Database) throws -> Void) throws {
         guard !isInsideTransaction else {
             throw SerialDBError(
                 .invalidArguments,
@@ -22,14 +31,9 @@ extension Database {
                 // Broken references that predate the change are not the change's doing: only
                 // the ones it introduces roll it back.
                 let predating = try db.foreignKeyViolations()
-                try block(db)
-                guard db.isInsideTransaction else {
-                    if db.transactionWasAbortedBySQLite { throw db.transactionEndedError(refusing: nil) }
-                    throw SerialDBError(
-                        .invalidMigrator,
-                        "The schema change ended its transaction itself, so it cannot be atomic. "
-                            + "Remove BEGIN/COMMIT from it; use db.inSavepoint to nest.")
-                }
+                try db.refusingTransactionControl(in: name) { try block(db) }
+                // SQLite may still have ended it by itself (ON CONFLICT ROLLBACK, an interrupt).
+                guard db.isInsideTransaction else { throw db.transactionEndedError(refusing: nil) }
                 try db.checkForeignKeys(ignoring: predating)
                 return .commit
             }
