@@ -101,8 +101,8 @@ import Testing
         }
     }
 
-    /// NULL is read as SQL's null, not the text "NULL": a NOT NULL column refuses it, and the
-    /// change rolls back whole.
+    /// NULL is read as SQL's null, not the text "NULL": a NOT NULL column refuses it when
+    /// planning (plan and migrate both exit 3, with the same refusal), and nothing changes.
     @Test func aNullFillIsNullAndANotNullColumnRefusesIt() throws {
         let directory = try TemporaryDirectory()
         let path = try database(in: directory, "CREATE TABLE t(id INTEGER PRIMARY KEY); INSERT INTO t VALUES (1);")

@@ -307,6 +307,7 @@ struct SchemaPlanner {
                     let nulls = try nullCount(source.name, sourceColumn.name)
                     if nulls > 0 {
                         if let fill {
+                            refuseNullFill(fill, for: column, of: table, rows: nulls)
                             copied.fill = fill
                         } else {
                             let condition = "\(sourceColumn.name.quotedDatabaseIdentifier) IS NULL"
@@ -321,6 +322,7 @@ struct SchemaPlanner {
             } else {
                 reasons.append("new column \(column.name)")
                 if let fill {
+                    if !isAutomaticKey(column, table) { refuseNullFill(fill, for: column, of: table, rows: rowCount) }
                     columns.append(TableRebuild.CopiedColumn(target: column.name, source: nil, fill: fill))
                 } else if column.isNotNull && (column.defaultSQL == nil || column.defaultSQL?.uppercased() == "NULL")
                     && rowCount > 0 && !isAutomaticKey(column, table)
@@ -332,6 +334,17 @@ struct SchemaPlanner {
             }
         }
         return (columns, usedSources)
+    }
+
+    /// Refuses a NULL fill value for a NOT NULL column that `rows` rows would get it: the copy
+    /// would fail on the first of them, so the plan says so instead.
+    private mutating func refuseNullFill(
+        _ fill: DatabaseValue, for column: ColumnDefinition, of table: TableDefinition, rows: Int
+    ) {
+        guard fill.isNull, column.isNotNull, rows > 0 else { return }
+        refusals.append(
+            "The fill value of \(table.name).\(column.name) is NULL, but the column is NOT NULL and \(rows) row(s) "
+                + "would get it. Give a value that is not NULL.")
     }
 
     /// Refuses dropping a column of `source` that no column of the new table reads, when it
