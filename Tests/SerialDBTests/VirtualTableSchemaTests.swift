@@ -59,6 +59,45 @@ import Testing
         return queue
     }
 
+    /// A change of case only, of a virtual table's name or of a column's, is a change like any
+    /// other: the live schema ends with the names exactly as asked for, and keeps every row.
+    @Test(arguments: DatabaseKind.allCases)
+    func aChangeOfCaseOnlyRecreatesTheTableUnderTheNamesAsAsked(kind: DatabaseKind) throws {
+        let directory = try TemporaryDirectory()
+        let queue = try kind.makeQueue(in: directory)
+        let before = """
+            CREATE VIRTUAL TABLE mail_search USING fts4(subject, text);
+            CREATE VIRTUAL TABLE place USING rtree(id, min_x, max_x);
+            """
+        try queue.inDatabase { db in
+            _ = try db.changeSchema(to: before)
+            for id in 1...50 {
+                try db.execute(
+                    sql: "INSERT INTO mail_search(rowid, subject, text) VALUES (?, ?, ?)",
+                    arguments: [id, "subject \(id)", id % 5 == 0 ? "ünïcode five" : "plain"])
+                try db.execute(sql: "INSERT INTO place VALUES (?, ?, ?)", arguments: [id, Double(id), Double(id) + 1])
+            }
+        }
+        let after = """
+            CREATE VIRTUAL TABLE Mail_Search USING fts4(Subject, text);
+            CREATE VIRTUAL TABLE PLACE USING rtree(id, min_x, max_x);
+            """
+        try queue.inDatabase { db in
+            let plan = try db.planSchemaChange(to: after)
+            #expect(!plan.isEmpty, "a change of case is not nothing to do")
+            #expect(!plan.isRefused, "\(plan.refusals)")
+            _ = try db.changeSchema(to: after)
+            let names = try db.fetchAll(
+                String.self, sql: "SELECT name FROM sqlite_master WHERE sql LIKE 'CREATE VIRTUAL%' ORDER BY name")
+            #expect(names == ["Mail_Search", "PLACE"])
+            let columns = try db.fetchAll(String.self, sql: "SELECT name FROM pragma_table_info('mail_search')")
+            #expect(columns == ["Subject", "text"])
+            #expect(try matches(db, "Mail_Search", "five").count == 10)
+            #expect(try db.fetchOne(Int.self, sql: "SELECT count(*) FROM PLACE WHERE min_x >= 10") == 41)
+            #expect(try db.planSchemaChange(to: after).isEmpty, "once applied, nothing is left to do")
+        }
+    }
+
     @Test(arguments: DatabaseKind.allCases)
     func everyModuleIsCreatedAndTheSameSchemaWrittenDifferentlyPlansNothing(kind: DatabaseKind) throws {
         let directory = try TemporaryDirectory()

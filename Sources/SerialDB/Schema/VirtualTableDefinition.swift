@@ -207,7 +207,7 @@ extension VirtualTableDefinition {
                 mismatches.append("virtual table \(table.name) is missing")
                 continue
             }
-            if actual.comparisonKey != table.comparisonKey {
+            if actual.comparisonKey != table.comparisonKey || VirtualTablePlanner.namesDifferInCase(actual, table) {
                 mismatches.append("virtual table \(table.name) is `\(actual.sql)` instead of `\(table.sql)`")
             }
         }

@@ -55,7 +55,7 @@ struct VirtualTablePlanner {
                 create(table)
                 continue
             }
-            if source.comparisonKey != table.comparisonKey {
+            if source.comparisonKey != table.comparisonKey || Self.namesDifferInCase(source, table) {
                 try recreate(source, as: table)
             } else if let content = table.contentTable, rewrittenTables.contains(content.sqliteFolded) {
                 // Its content table gets new rows (rebuilt: values may change, such as NULLs
@@ -308,8 +308,20 @@ struct VirtualTablePlanner {
         let dropped = source.copiedColumns.filter { !newColumns.contains($0.sqliteFolded) }
         if !added.isEmpty { reasons.append("new column(s) " + added.joined(separator: ", ")) }
         if !dropped.isEmpty { reasons.append("column(s) " + dropped.joined(separator: ", ") + " dropped") }
+        if reasons.isEmpty && Self.namesDifferInCase(source, table) {
+            reasons.append(
+                "names change case: \(source.name)(\(source.copiedColumns.joined(separator: ", "))) → "
+                    + "\(table.name)(\(table.copiedColumns.joined(separator: ", ")))")
+        }
         if reasons.isEmpty { reasons.append("options changed") }
         return reasons.joined(separator: "; ")
+    }
+
+    /// Whether the table's name or a column's differs only in case. A virtual table's columns
+    /// cannot be renamed, so such a change recreates the table, like any other definition
+    /// change: the live schema then has the names exactly as asked for.
+    static func namesDifferInCase(_ source: VirtualTableDefinition, _ table: VirtualTableDefinition) -> Bool {
+        source.name != table.name || source.copiedColumns != table.copiedColumns
     }
 
     private func dropSQL(_ name: String) -> String {
