@@ -54,8 +54,8 @@ public final class SyncClient: Sendable {
         self.conflictResolver = conflictResolver
         self.pageSize = min(max(pageSize, 1), 500)
         clientID = try queue.write { db in
-            let clientID = try SyncMetadata.install(db)
-            try Self.restoreTriggers(db)
+            let (clientID, migratedKeys) = try SyncMetadata.install(db)
+            try Self.restoreTriggers(db, all: migratedKeys)
             return clientID
         }
     }
@@ -88,6 +88,13 @@ public final class SyncClient: Sendable {
         }
         try await upload(into: &report, state: &state, progress: progress)
         try await download(into: &report, state: &state, progress: progress)
+        if report.schemaChanges.contains(where: { $0.capturedRows > 0 }) {
+            // Rows a table held before it was synced were queued when its definition was
+            // applied: they go up now rather than one sync later.
+            state.phase = .uploading
+            progress?(state)
+            try await upload(into: &report, state: &state, progress: progress)
+        }
         state.phase = .finished
         progress?(state)
         return report
@@ -109,9 +116,12 @@ public final class SyncClient: Sendable {
             let through = highWater
             let batch = try await queue.write { db in try Outbox.nextBatch(db, limit: limit, through: through) }
             guard !batch.isEmpty else { return }
-            let response = try await transport.postData(PostDataRequest(clientID: clientID, mutations: batch))
+            report.rejected += batch.rejected
+            guard !batch.mutations.isEmpty else { continue }
+            let mutations = batch.mutations
+            let response = try await transport.postData(PostDataRequest(clientID: clientID, mutations: mutations))
             let settled = try await queue.write { db in
-                try Outbox.settle(db, batch: batch, results: response.results, resolver: resolver)
+                try Outbox.settle(db, batch: mutations, results: response.results, resolver: resolver)
             }
             report.uploaded += settled.uploaded
             report.downloaded += settled.downloaded
@@ -158,7 +168,9 @@ public final class SyncClient: Sendable {
                 current = try await queue.read { db in try SyncMetadata.tableState(db, table: table.table) }
             }
             let cursor = current?.version ?? 0
-            if table.version > cursor || resyncing.contains(table.table) {
+            // "data_changed" also says when a purge overtook the cursor: the highest version
+            // left on the server may then be below the cursor, yet the table must resync.
+            if table.dataChanged || table.version > cursor || resyncing.contains(table.table) {
                 report.downloaded += try await fetch(
                     table.table, from: cursor, resyncing: resyncing.contains(table.table), state: &state,
                     progress: progress)
@@ -197,7 +209,8 @@ public final class SyncClient: Sendable {
     /// A "resync" answer restarts the table from 0 in pages of 5000, the server's cap: the
     /// server compares every cursor above 0 with its purge floor, so a pass from 0 whose page
     /// cursors stay below the floor would be told to resync again at its second page. Pages
-    /// of 5000 get past the floor unless more than 5000 changes lie below it; a second
+    /// of 5000 get past the floor unless 5000 or more changes lie below it (the cursor after the
+    /// first page is then the 5000th change's version, still below the floor); a second
     /// "resync" in one fetch then throws instead of looping.
     private func fetch(
         _ table: String, from cursor: Int64, resyncing: Bool, state: inout SyncProgress,
@@ -216,8 +229,8 @@ public final class SyncClient: Sendable {
                 guard since > 0, !restarted else {
                     throw SyncError(
                         .invalidResponse,
-                        "The server asked to resync \(table) again while fetching it from 0: more than "
-                            + "\(Self.largestPage) of its changes lie below the server's tombstone purge floor, so its "
+                        "The server asked to resync \(table) again while fetching it from 0: \(Self.largestPage) "
+                            + "or more of its changes lie below the server's tombstone purge floor, so its "
                             + "pages cannot get past it. Purge tombstones less far on the server.")
                 }
                 try await queue.write { db in try Download.startResync(db, table: table) }
@@ -252,8 +265,9 @@ public final class SyncClient: Sendable {
     static let largestPage = 5000
 
     /// Puts back the outbox triggers of account tables that lost them (an app migration that
-    /// rebuilt a synced table, for example).
-    private static func restoreTriggers(_ db: Database) throws {
+    /// rebuilt a synced table, for example), or of every account table when `all` (their
+    /// canonical key changed form).
+    private static func restoreTriggers(_ db: Database, all: Bool) throws {
         for table in try SyncMetadata.tableStates(db) where table.ownerType == "account" {
             guard try db.tableExists(table.table) else { continue }
             let present =
@@ -262,7 +276,7 @@ public final class SyncClient: Sendable {
                     sql:
                         "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? AND name LIKE 'serialdb_sync_%'",
                     arguments: [table.table]) ?? 0
-            if present < 3 {
+            if present < 3 || all {
                 try ChangeCapture.install(db, table: try SyncedTable(db, name: table.table))
             }
         }

@@ -10,7 +10,8 @@ public struct SyncReport: Sendable {
     public var conflicts: [SyncConflict] = []
     /// Table definitions created or changed from the server, and the ones refused.
     public var schemaChanges: [SyncSchemaChange] = []
-    /// Local changes the server refused; they left the outbox, the local row is as it was.
+    /// Local changes the server refused, or that could not be sent (a REAL that is infinite);
+    /// they left the outbox, the local row is as it was.
     public var rejected: [SyncRejection] = []
 
     /// An empty report.
@@ -53,6 +54,9 @@ public struct SyncSchemaChange: Sendable {
     public var toStructVersion: Int64
     /// What was done, one line per step (`rebuild "note": ...`); empty when nothing had to change.
     public var steps: [String]
+    /// Rows the table held that the sync had never seen (written before the table was
+    /// synced): they are local changes, queued for upload and sent by the same sync.
+    public var capturedRows = 0
     /// Why it was refused (it would lose data, or rows do not fit); empty when applied. A
     /// refused change changed nothing, and the table is not downloaded until it is resolved.
     public var refusals: [String]
@@ -69,7 +73,8 @@ public struct SyncRejection: Sendable {
     public var key: [String: DatabaseValue]
     /// Upsert or delete.
     public var operation: SyncMutation.Operation
-    /// The server's message.
+    /// The server's message, or why this device did not send the change (it starts with
+    /// `not sent:`).
     public var message: String
 }
 

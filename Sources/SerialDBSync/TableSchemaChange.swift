@@ -36,7 +36,7 @@ enum TableSchemaChange {
                             StructVersion = excluded.StructVersion, Version = 0
                         """, arguments: [table.table, table.scope, table.owner, schema.structVersion])
                 if table.scope == "account" {
-                    try ChangeCapture.install(db, table: synced)
+                    change.capturedRows = try ChangeCapture.install(db, table: synced)
                 } else {
                     // Global tables are written by no client: nothing to capture.
                     try ChangeCapture.remove(db, table: table.table)

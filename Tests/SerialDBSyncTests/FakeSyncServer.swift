@@ -102,10 +102,14 @@ final class FakeSyncServer: Sendable {
                         (state.rows[table.name] ?? [:]).filter { $0.key.account == owner }.map(\.value.version)
                         .max() ?? 0
                     let client = request.tables.first { $0.table == table.name }
+                    let since = client?.version ?? 0
+                    // A cursor a purge overtook always fetches (and is told to resync), even
+                    // when the purged tombstones held the highest versions.
+                    let overtaken = since > 0 && since < state.purgeFloor[table.name] ?? 0
                     return CheckUpdateResponse.Table(
                         table: table.name, scope: table.scope, owner: owner, structVersion: table.structVersion,
                         version: version, schemaChanged: client?.structVersion != table.structVersion,
-                        dataChanged: version > (client?.version ?? 0))
+                        dataChanged: version > since || overtaken)
                 })
         }
     }
