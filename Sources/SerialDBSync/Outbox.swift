@@ -116,6 +116,8 @@ enum Outbox {
         var rejected: [SyncRejection] = []
         /// Rows kept by the resolver and queued again on the server's version.
         var requeuedThrough: Int64?
+        /// Tables with an applied change: their cursor is behind it now.
+        var changedTables: Set<String> = []
     }
 
     /// Applies the server's results for `batch`, in one transaction with the triggers quiet:
@@ -152,6 +154,7 @@ enum Outbox {
                         throw SyncError(.invalidResponse, "An applied upload (seq \(mutation.seq)) has no version.")
                     }
                     settled.uploaded += 1
+                    settled.changedTables.insert(mutation.table)
                     try SyncMetadata.setKnownVersion(
                         db, table: mutation.table, key: key, version: mutation.op == .delete ? nil : version)
                 case .rejected:

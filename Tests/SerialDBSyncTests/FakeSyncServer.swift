@@ -1,3 +1,4 @@
+import SerialDB
 import SerialDBSync
 import Synchronization
 
@@ -13,6 +14,21 @@ final class FakeSyncServer: Sendable {
         var primaryKey: [String]
         /// Upserts with NULL or no value here are rejected, as a NOT NULL column would be.
         var notNull: [String] = []
+
+        /// The row with only the columns the definition has, as the server serves stored rows
+        /// after a column was dropped.
+        func served(_ row: [String: SyncValue]) -> [String: SyncValue] {
+            let columns = (try? Self.columns(of: schema, table: name)) ?? []
+            return row.filter { name, _ in columns.contains(name.lowercased()) }
+        }
+
+        private static func columns(of schema: String, table: String) throws -> Set<String> {
+            let scratch = try Database(path: ":memory:")
+            try scratch.execute(sql: schema)
+            return Set(
+                try scratch.fetchAll(
+                    String.self, sql: "SELECT lower(name) FROM pragma_table_info(?)", arguments: [table]))
+        }
     }
 
     struct Key: Hashable {
@@ -137,7 +153,8 @@ final class FakeSyncServer: Sendable {
             let changes = page.map { stored in
                 SyncChange(
                     version: stored.version, deleted: stored.deleted,
-                    row: stored.deleted ? stored.row.filter { table.primaryKey.contains($0.key) } : stored.row)
+                    row: stored.deleted
+                        ? stored.row.filter { table.primaryKey.contains($0.key) } : table.served(stored.row))
             }
             return FetchDataResponse(
                 table: table.name, changes: changes, version: page.last?.version ?? request.since,
@@ -175,7 +192,7 @@ final class FakeSyncServer: Sendable {
                         seq: mutation.seq, status: .conflict,
                         current: SyncCurrentRow(
                             version: current?.version ?? 0, deleted: current?.deleted ?? true,
-                            row: current?.row ?? mutation.key))
+                            row: current.map { table.served($0.row) } ?? mutation.key))
                 } else {
                     state.counter += 1
                     state.rows[table.name, default: [:]][key] = Stored(

@@ -106,9 +106,10 @@ struct SyncPageBoundaryTests {
         changed.structVersion = 2
         changed.schema = "CREATE TABLE note(id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL, body TEXT, n INTEGER)"
         server.replaceTable(changed)
-        // After the upload, before the refetch from 0: the edits are unsent while the rows arrive.
+        // After the upload, before the refetch from 0 (the first fetch-data): the edits are unsent
+        // while the rows arrive.
         let queue = laptop.queue
-        laptop.transport.once("check-update") {
+        laptop.transport.once("fetch-data") {
             try await queue.write { db in
                 try db.execute(sql: "UPDATE note SET title = 'laptop' WHERE id = 'a'")
                 try db.execute(sql: "DELETE FROM note WHERE id = 'b'")
@@ -136,7 +137,7 @@ struct SyncPageBoundaryTests {
         _ = try await phone.client.sync()
         server.purgeTombstones(of: "note", through: server.state.withLock { $0.counter })
         let queue = laptop.queue
-        laptop.transport.once("check-update") {
+        laptop.transport.once("fetch-data") {
             try await queue.write { db in try db.execute(sql: "UPDATE note SET title = 'kept' WHERE id = 'x'") }
         }
         _ = try await laptop.client.sync()

@@ -25,7 +25,7 @@ struct SyncResyncTests {
         server.purgeTombstones(of: "note", through: server.state.withLock { $0.counter })
         // An unsent local row the server never had must survive the resync.
         let queue = laptop.queue
-        laptop.transport.once("check-update") {
+        laptop.transport.once("fetch-data") {
             try await queue.write { db in try db.execute(sql: "INSERT INTO note(id, title) VALUES ('local', 'unsent')")
             }
         }
