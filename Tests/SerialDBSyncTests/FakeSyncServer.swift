@@ -14,6 +14,9 @@ final class FakeSyncServer: Sendable {
         var primaryKey: [String]
         /// Upserts with NULL or no value here are rejected, as a NOT NULL column would be.
         var notNull: [String] = []
+        /// Sent with the definition: the table's name before a rename, and renamed columns (new → old).
+        var renamedFrom: String?
+        var renamedColumns: [String: String] = [:]
 
         /// The row with only the columns the definition has, as the server serves stored rows
         /// after a column was dropped.
@@ -72,6 +75,28 @@ final class FakeSyncServer: Sendable {
             state.tables.removeAll { $0.name == table.name }
             state.tables.append(table)
         }
+    }
+
+    /// Serves `table` in place of `old` from now on, with its stored rows under the new table
+    /// and column names (`table.renamedColumns`).
+    func renameTable(_ old: String, to table: Table) {
+        state.withLock { state in
+            state.tables.removeAll { $0.name == old }
+            state.tables.append(table)
+            let oldNames = table.renamedColumns
+            state.rows[table.name] = state.rows.removeValue(forKey: old)?.mapValues { stored in
+                var stored = stored
+                for (new, old) in oldNames {
+                    if let value = stored.row.removeValue(forKey: old) { stored.row[new] = value }
+                }
+                return stored
+            }
+        }
+    }
+
+    /// Stops serving a table, as a server whose configuration no longer lists it.
+    func removeTable(_ name: String) {
+        state.withLock { state in state.tables.removeAll { $0.name == name } }
     }
 
     /// Forgets tombstones up to `version` (as `purge-tombstones --through` does).
@@ -134,7 +159,9 @@ final class FakeSyncServer: Sendable {
         try state.withLock { state in
             _ = try account(token, state)
             let table = try table(request.table, state)
-            return FetchSchemaResponse(table: table.name, structVersion: table.structVersion, schema: table.schema)
+            return FetchSchemaResponse(
+                table: table.name, structVersion: table.structVersion, schema: table.schema,
+                renamedFrom: table.renamedFrom, renamedColumns: table.renamedColumns)
         }
     }
 
@@ -173,7 +200,14 @@ final class FakeSyncServer: Sendable {
                     results.append(first)
                     continue
                 }
-                let table = try table(mutation.table, state)
+                guard let table = state.tables.first(where: { $0.name == mutation.table }) else {
+                    // One mutation at a time, never a 400 for the whole request.
+                    let result = SyncMutationResult(
+                        seq: mutation.seq, status: .rejected, error: "there is no synced table \"\(mutation.table)\"")
+                    state.results[id] = result
+                    results.append(result)
+                    continue
+                }
                 guard table.scope == "account" else {
                     throw SyncError(.server, "global table", httpStatus: 403, serverCode: "forbidden")
                 }
