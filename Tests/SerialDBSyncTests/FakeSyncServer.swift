@@ -56,6 +56,9 @@ final class FakeSyncServer: Sendable {
         var receivedSeqs: [String] = []
         /// The largest page served, whatever the client asks (the real server's is 5000).
         var pageCap = 5000
+        /// Whether a page marked "resyncing" is never answered "resync" (a server of the
+        /// protocol's later revision); `false` serves as a server that predates the field.
+        var honorsResyncing = false
     }
 
     let state: Mutex<State>
@@ -169,7 +172,9 @@ final class FakeSyncServer: Sendable {
         try state.withLock { state in
             let table = try table(request.table, state)
             let owner = owner(table, try account(token, state))
-            if request.since > 0 && request.since < state.purgeFloor[table.name] ?? 0 {
+            if request.since > 0 && request.since < state.purgeFloor[table.name] ?? 0
+                && !(request.resyncing && state.honorsResyncing)
+            {
                 return FetchDataResponse(table: table.name, changes: [], version: 0, hasMore: false, resync: true)
             }
             let newer = (state.rows[table.name] ?? [:]).filter {

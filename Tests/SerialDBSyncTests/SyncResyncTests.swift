@@ -1,5 +1,6 @@
 import Foundation
 import SerialDB
+import SerialDBSyncWire
 import SerialDBTestSupport
 import Synchronization
 import Testing
@@ -103,8 +104,33 @@ struct SyncResyncTests {
         "a resync stops, saying so exactly, once 5000 changes lie below the floor, and goes through at 4999",
         arguments: [4999, 5000])
     func resyncLimitIsStatedExactly(changesBelowTheFloor: Int) async throws {
+        try await resyncBelowAFloor(changesBelowTheFloor: changesBelowTheFloor, honorsResyncing: false)
+    }
+
+    @Test("a resync's pages say resyncing, so a server that honors it lets any number of changes through")
+    func resyncingPagesPassAnyFloor() async throws {
+        try await resyncBelowAFloor(changesBelowTheFloor: 5000, honorsResyncing: true)
+    }
+
+    @Test("a fetch-data request says resyncing only when it is part of a resync")
+    func resyncingIsWrittenOnlyWhenTrue() throws {
+        func written(_ request: FetchDataRequest) throws -> String {
+            var writer = JSONWriter()
+            try request.write(to: &writer)
+            return writer.string
+        }
+        #expect(
+            try written(FetchDataRequest(table: "note", since: 5, limit: 10))
+                == #"{"table":"note","since":5,"limit":10}"#)
+        #expect(
+            try written(FetchDataRequest(table: "note", since: 5, limit: 10, resyncing: true))
+                == #"{"table":"note","since":5,"limit":10,"resyncing":true}"#)
+    }
+
+    private func resyncBelowAFloor(changesBelowTheFloor: Int, honorsResyncing: Bool) async throws {
         let directory = try TemporaryDirectory()
         let server = FakeSyncServer(tables: [noteTable])
+        server.state.withLock { $0.honorsResyncing = honorsResyncing }
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         let laptop = try Device(.file, in: directory, name: "laptop", server: server)
         _ = try await phone.client.sync()
@@ -121,7 +147,7 @@ struct SyncResyncTests {
         // Versions 1...5001; the laptop's cursor 1 is below the floor, so it resyncs in pages
         // of 5000, whose first ends at version 5000.
         server.purgeTombstones(of: "note", through: Int64(changesBelowTheFloor) + 1)
-        if changesBelowTheFloor < 5000 {
+        if changesBelowTheFloor < 5000 || honorsResyncing {
             _ = try await laptop.client.sync()
             #expect(try laptop.titles().count == 5001)
         } else {
