@@ -246,8 +246,10 @@ public final class SyncClient: Sendable {
 
     /// Fetches and applies pages until the server has no more, one transaction per page.
     ///
-    /// A "resync" answer restarts the table from 0 in pages of 5000, the server's cap: the
-    /// server compares every cursor above 0 with its purge floor, so a pass from 0 whose page
+    /// A "resync" answer restarts the table from 0; its pages say `"resyncing": true`, which a
+    /// server never answers with "resync". For a server that predates that field, the pages
+    /// are of 5000, the server's cap: such a server compares every cursor above 0 with its
+    /// purge floor, so a pass from 0 whose page
     /// cursors stay below the floor would be told to resync again at its second page. Pages
     /// of 5000 get past the floor unless 5000 or more changes lie below it (the cursor after the
     /// first page is then the 5000th change's version, still below the floor); a second
@@ -264,7 +266,8 @@ public final class SyncClient: Sendable {
         var downloaded = 0
         while true {
             try Task.checkCancellation()
-            let page = try await transport.fetchData(FetchDataRequest(table: table, since: since, limit: limit))
+            let page = try await transport.fetchData(
+                FetchDataRequest(table: table, since: since, limit: limit, resyncing: resyncing))
             if page.resync {
                 guard since > 0, !restarted else {
                     throw SyncError(
