@@ -174,6 +174,32 @@ struct RealServerSyncTests {
         try await server.stop()
     }
 
+    @Test("keys that differ after a NUL byte stay two rows through the server, and an edit of one changes that one")
+    func nulKeysThroughTheServer() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try await SyncServerProcess(in: directory)
+        let (phone, phoneClient) = try device(directory, "phone", server.transport())
+        let (laptop, laptopClient) = try device(directory, "laptop", server.transport())
+        _ = try await phoneClient.sync()
+        _ = try await laptopClient.sync()
+        try await phone.write { db in
+            try db.execute(
+                sql: "INSERT INTO note(id, title) VALUES (?, 'plain'), (?, 'with a NUL')", arguments: ["k", "k\u{0}z"])
+        }
+        #expect(try await phoneClient.sync().uploaded == 2)
+        _ = try await laptopClient.sync()
+        #expect(try await titles(laptop) == ["k": "plain", "k\u{0}z": "with a NUL"])
+        try await laptop.write { db in
+            try db.execute(sql: "UPDATE note SET title = 'edited' WHERE id = ?", arguments: ["k\u{0}z"])
+        }
+        let edit = try await laptopClient.sync()
+        #expect(edit.uploaded == 1 && edit.conflicts.isEmpty)
+        #expect(edit.rejected.isEmpty)
+        _ = try await phoneClient.sync()
+        #expect(try await titles(phone) == ["k": "plain", "k\u{0}z": "edited"])
+        try await server.stop()
+    }
+
     @Test("a client SIGKILLed in the middle of FetchData pages resumes with no gap and no duplicate")
     func killedClientResumes() async throws {
         let directory = try TemporaryDirectory()
