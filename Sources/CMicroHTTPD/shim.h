@@ -1,5 +1,5 @@
 // libmicrohttpd for Swift: MHD_start_daemon is variadic, which Swift cannot call, so the start
-// lives here in a few lines of C, together with the two other calls that are awkward from Swift
+// lives here in a few lines of C, together with the other calls that are awkward from Swift
 // (reading a union, building a response).
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -11,12 +11,15 @@
 #include <microhttpd.h>
 
 /// Starts a daemon with its own thread pool polling with epoll, bound to `host` (an IPv4 or IPv6
-/// address literal) and `port` (0: a free port). Returns NULL when the address is not a literal
-/// or the daemon cannot start (port taken, no permission...).
+/// address literal) and `port` (0: a free port), with at most `connectionLimit` connections,
+/// `perAddressLimit` of them from one client address. `notify` is told of every connection
+/// opened and closed. Returns NULL when the address is not a literal or the daemon cannot start
+/// (port taken, no permission...).
 static inline struct MHD_Daemon *serialdb_mhd_start(
     const char *host, uint16_t port, unsigned int threads, unsigned int timeoutSeconds,
-    unsigned int connectionLimit, MHD_AccessHandlerCallback handler, void *handlerContext,
-    MHD_RequestCompletedCallback completed, void *completedContext)
+    unsigned int connectionLimit, unsigned int perAddressLimit, MHD_AccessHandlerCallback handler,
+    void *handlerContext, MHD_RequestCompletedCallback completed, void *completedContext,
+    MHD_NotifyConnectionCallback notify, void *notifyContext)
 {
     struct sockaddr_in v4;
     struct sockaddr_in6 v6;
@@ -41,7 +44,9 @@ static inline struct MHD_Daemon *serialdb_mhd_start(
         MHD_OPTION_THREAD_POOL_SIZE, threads,
         MHD_OPTION_CONNECTION_TIMEOUT, timeoutSeconds,
         MHD_OPTION_CONNECTION_LIMIT, connectionLimit,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, perAddressLimit,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completedContext,
+        MHD_OPTION_NOTIFY_CONNECTION, notify, notifyContext,
         MHD_OPTION_SOCK_ADDR, address,
         MHD_OPTION_END);
 }
@@ -52,6 +57,20 @@ static inline uint16_t serialdb_mhd_port(struct MHD_Daemon *daemon)
 {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info == NULL ? 0 : info->port;
+}
+
+/// The socket of a connection, or -1 when it cannot be read.
+static inline int serialdb_mhd_connection_socket(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}
+
+/// Whether a connection notification tells of a new connection (rather than a closed one).
+static inline int serialdb_mhd_connection_started(enum MHD_ConnectionNotificationCode code)
+{
+    return code == MHD_CONNECTION_NOTIFY_STARTED;
 }
 
 /// Queues a response with a copy of `body` and the given content type, and `Connection: close`

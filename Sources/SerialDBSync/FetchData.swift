@@ -4,7 +4,9 @@ public struct FetchDataRequest: Sendable, Codable, Equatable {
     public var table: String
     /// The cursor: changes with a higher version are returned.
     public var since: Int64
-    /// The largest page wanted (the server caps it at 5000).
+    /// The most changes wanted in the page (the server caps it at 5000). A page also stops
+    /// before it would pass 4 MiB of JSON, so it may hold fewer (but at least one) with
+    /// ``FetchDataResponse/hasMore`` set.
     public var limit: Int
     /// The page belongs to a resync (`"resyncing": true`, sent only when true): the server
     /// never answers "resync" to it, whatever its purge floor, so a resync pages through a
@@ -62,7 +64,8 @@ public struct FetchDataResponse: Sendable, Codable, Equatable {
     public var changes: [SyncChange]
     /// The cursor to store once the page is applied.
     public var version: Int64
-    /// Whether more changes follow: fetch again from ``version``.
+    /// Whether more changes follow: fetch again from ``version``. A page that holds fewer
+    /// changes than asked for may still have more after it (the server stops a page at 4 MiB).
     public var hasMore: Bool
     /// The cursor is below the tombstone purge floor: fetch again from 0 and treat local rows
     /// absent from the result as deleted.

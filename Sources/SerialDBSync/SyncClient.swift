@@ -252,8 +252,9 @@ public final class SyncClient: Sendable {
     /// purge floor, so a pass from 0 whose page
     /// cursors stay below the floor would be told to resync again at its second page. Pages
     /// of 5000 get past the floor unless 5000 or more changes lie below it (the cursor after the
-    /// first page is then the 5000th change's version, still below the floor); a second
-    /// "resync" in one fetch then throws instead of looping.
+    /// first page is then the 5000th change's version, still below the floor), or fewer when
+    /// their rows are large enough that 4 MiB of JSON ends a page first; a second "resync" in
+    /// one fetch then throws instead of looping.
     private func fetch(
         _ table: String, from cursor: Int64, resyncing: Bool, state: inout SyncProgress,
         progress: (@Sendable (SyncProgress) -> Void)?

@@ -101,12 +101,14 @@ enum TableSchemaChange {
 
     /// The live app schema with the `tables` and their indexes replaced by `sql`: other tables
     /// first (so the new table's foreign keys and the views find them), then the new
-    /// statements, then the other indexes, triggers and views.
+    /// statements, then the virtual tables (a full-text index of the app's is kept, not
+    /// dropped as absent), the other indexes, triggers and views.
     static func desiredSchema(_ db: Database, replacing tables: Set<String>, with sql: String) throws -> String {
         let live = try db.schema()
         let lowered = Set(tables.map { $0.lowercased() })
         var statements = live.tables.filter { !lowered.contains($0.name.lowercased()) }.map(\.sql)
         statements.append(sql)
+        statements += live.virtualTables.filter(\.isManaged).map(\.sql)
         statements += live.indexes.filter { !lowered.contains($0.tableName.lowercased()) }.map(\.sql)
         statements += (live.triggers + live.views).map(\.sql)
         return statements.joined(separator: ";\n") + ";"

@@ -34,7 +34,20 @@ enum PostgresSyncSchema {
             row_json TEXT,
             message TEXT,
             PRIMARY KEY (account, client_id, seq));
+        """,
         """
+        CREATE TABLE serialdb_sync_unique(
+            table_name TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            value TEXT NOT NULL,
+            key TEXT NOT NULL);
+        -- Indexed by digest: a btree entry holds about 2.7 kB at most, and values may be longer.
+        CREATE UNIQUE INDEX serialdb_sync_unique_value ON serialdb_sync_unique(table_name, owner, md5(value));
+        CREATE INDEX serialdb_sync_unique_by_key ON serialdb_sync_unique(table_name, owner, md5(key));
+        CREATE TABLE serialdb_sync_definition(
+            table_name TEXT PRIMARY KEY,
+            schema TEXT NOT NULL);
+        """,
     ]
 
     /// Creates the tables, or upgrades them, in one transaction; nothing when they are current.

@@ -9,17 +9,31 @@ extension PostgresSyncStore {
             ORDER BY k.position
             """)
 
-    /// The purge floor (always one row) and the page after it; no page below the floor.
+    /// The purge floor (always one row) and the page after it; no page below the floor. $4 is
+    /// one more than the page's limit, $5 its byte budget, $6 the bytes around each row. The
+    /// first change, and those after it that fit, come with their JSON; the first that does not
+    /// (by count, or by its running size, which comes from the stored sizes without reading the
+    /// values) comes with NULL instead, saying that more follow; the rest are not returned.
     static let page = PostgresStatement(
         name: "serialdb_page",
         sql: """
             SELECT s.purge_floor, r.version, r.deleted, r.row_json
             FROM serialdb_sync_state AS s
             LEFT JOIN LATERAL (
-                SELECT version, deleted, row_json FROM serialdb_sync_row
-                WHERE table_name = $1 AND owner = $2 AND version > $3::bigint
-                  AND NOT ($3::bigint > 0 AND $3::bigint < s.purge_floor)
-                ORDER BY version LIMIT $4::bigint) AS r ON true
+                SELECT version, deleted,
+                       CASE WHEN position < $4::bigint AND (position = 1 OR running <= $5::bigint)
+                            THEN row_json END AS row_json
+                FROM (
+                    SELECT version, deleted, row_json, row_number() OVER w AS position,
+                           sum(octet_length(row_json) + $6::bigint) OVER w AS running,
+                           octet_length(row_json) + $6::bigint AS size
+                    FROM (
+                        SELECT version, deleted, row_json FROM serialdb_sync_row
+                        WHERE table_name = $1 AND owner = $2 AND version > $3::bigint
+                          AND NOT ($3::bigint > 0 AND $3::bigint < s.purge_floor)
+                        ORDER BY version LIMIT $4::bigint) AS candidates
+                    WINDOW w AS (ORDER BY version ROWS UNBOUNDED PRECEDING)) AS sized
+                WHERE position <= 2 OR running - size <= $5::bigint) AS r ON true
             WHERE s.id = 1
             ORDER BY r.version
             """)
@@ -73,4 +87,67 @@ extension PostgresSyncStore {
 
     static let raiseFloor = PostgresStatement(
         name: "serialdb_raise_floor", sql: "UPDATE serialdb_sync_state SET purge_floor = $1::bigint WHERE id = 1")
+
+    static let purgeFloor = PostgresStatement(
+        name: "serialdb_purge_floor", sql: "SELECT purge_floor FROM serialdb_sync_state WHERE id = 1")
+
+    /// The unique values the upload's values collide with ($1-$3), and every value the keys it
+    /// touches hold now ($4-$6). Both go through the md5 indexes.
+    static let findUnique = PostgresStatement(
+        name: "serialdb_find_unique",
+        sql: """
+            SELECT u.table_name, u.owner, u.value, u.key
+            FROM unnest($1::text[], $2::text[], $3::text[]) AS v(table_name, owner, value)
+            JOIN serialdb_sync_unique AS u
+              ON u.table_name = v.table_name AND u.owner = v.owner AND md5(u.value) = md5(v.value)
+              AND u.value = v.value
+            UNION
+            SELECT u.table_name, u.owner, u.value, u.key
+            FROM unnest($4::text[], $5::text[], $6::text[]) AS k(table_name, owner, key)
+            JOIN serialdb_sync_unique AS u
+              ON u.table_name = k.table_name AND u.owner = k.owner AND md5(u.key) = md5(k.key) AND u.key = k.key
+            """)
+
+    static let releaseUnique = PostgresStatement(
+        name: "serialdb_release_unique",
+        sql: """
+            DELETE FROM serialdb_sync_unique AS u
+            USING unnest($1::text[], $2::text[], $3::text[]) AS k(table_name, owner, key)
+            WHERE u.table_name = k.table_name AND u.owner = k.owner AND md5(u.key) = md5(k.key) AND u.key = k.key
+            """)
+
+    static let holdUnique = PostgresStatement(
+        name: "serialdb_hold_unique",
+        sql: """
+            INSERT INTO serialdb_sync_unique(table_name, owner, value, key)
+            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
+            """)
+
+    static let findDefinition = PostgresStatement(
+        name: "serialdb_find_definition", sql: "SELECT schema FROM serialdb_sync_definition WHERE table_name = $1")
+
+    static let recordDefinition = PostgresStatement(
+        name: "serialdb_record_definition",
+        sql: """
+            INSERT INTO serialdb_sync_definition(table_name, schema) VALUES ($1, $2)
+            ON CONFLICT (table_name) DO UPDATE SET schema = excluded.schema
+            """)
+
+    static let forgetDefinition = PostgresStatement(
+        name: "serialdb_forget_definition", sql: "DELETE FROM serialdb_sync_definition WHERE table_name = $1")
+
+    static let renameRows = PostgresStatement(
+        name: "serialdb_rename_rows", sql: "UPDATE serialdb_sync_row SET table_name = $1 WHERE table_name = $2")
+
+    static let tableRows = PostgresStatement(
+        name: "serialdb_table_rows",
+        sql:
+            "SELECT owner, key, version, deleted, row_json FROM serialdb_sync_row WHERE table_name = $1 ORDER BY version"
+    )
+
+    static let dropTableRows = PostgresStatement(
+        name: "serialdb_drop_table_rows", sql: "DELETE FROM serialdb_sync_row WHERE table_name = $1")
+
+    static let dropTableUnique = PostgresStatement(
+        name: "serialdb_drop_table_unique", sql: "DELETE FROM serialdb_sync_unique WHERE table_name = $1")
 }

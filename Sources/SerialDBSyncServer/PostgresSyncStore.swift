@@ -56,26 +56,35 @@ public final class PostgresSyncStore: SyncStore {
         }
     }
 
-    /// The changes of one table and owner above `since`, in version order, at most `limit`: the
-    /// purge floor and the page come from one statement, so from one snapshot.
-    public func changes(table: String, owner: String, since: Int64, limit: Int) throws -> SyncChangePage {
+    /// The changes of one table and owner above `since`, in version order, at most `limit` and
+    /// `maximumBytes`: the purge floor and the page come from one statement, so from one
+    /// snapshot, and the database sends the JSON of the page's rows only.
+    public func changes(
+        table: String, owner: String, since: Int64, limit: Int, maximumBytes: Int
+    ) throws -> SyncChangePage {
         try withRetry { connection in
-            let result = try connection.run(Self.page, [table, owner, String(since), String(limit + 1)])
+            let result = try connection.run(
+                Self.page,
+                [
+                    table, owner, String(since), String(limit + 1), String(maximumBytes),
+                    String(SyncChange.wireOverhead),
+                ])
             let floor = result.count > 0 ? try result.int64(0, 0) ?? 0 : 0
             if since > 0 && since < floor {
                 return SyncChangePage(changes: [], hasMore: false, resync: true)
             }
             var changes: [SyncChange] = []
             changes.reserveCapacity(result.count)
+            var hasMore = false
             for row in 0..<result.count {
                 guard let version = try result.int64(row, 1) else { continue }
-                changes.append(
-                    SyncChange(
-                        version: version, deleted: result.bool(row, 2) ?? false, rowJSON: result.string(row, 3) ?? "{}")
-                )
+                // The change after the page: it exists, its JSON was not sent.
+                guard let json = result.string(row, 3) else {
+                    hasMore = true
+                    continue
+                }
+                changes.append(SyncChange(version: version, deleted: result.bool(row, 2) ?? false, rowJSON: json))
             }
-            let hasMore = changes.count > limit
-            if hasMore { changes.removeLast() }
             return SyncChangePage(changes: changes, hasMore: hasMore, resync: false)
         }
     }
@@ -105,7 +114,11 @@ public final class PostgresSyncStore: SyncStore {
                 remembered[try found.int64(row, 0) ?? 0] = try Self.storedResult(found, row: row)
             }
         }
-        var current = try currentState(connection, of: mutations, skipping: clientID == nil ? [:] : remembered)
+        let skipping = clientID == nil ? [:] : remembered
+        var current = try currentState(connection, of: mutations, skipping: skipping)
+        let unique =
+            mutations.contains(where: \.checksUniqueness)
+            ? try UniqueHolders(connection, of: mutations, skipping: skipping) : nil
         var written: [RowKey: SyncChange] = [:]
         var recorded: [(seq: Int64, result: SyncMutationResult)] = []
         var results: [SyncMutationResult] = []
@@ -122,11 +135,11 @@ public final class PostgresSyncStore: SyncStore {
             case .upsert(let key, let keyJSON, let rowJSON):
                 result = change(
                     mutation, key: key, keyJSON: keyJSON, deleted: false, rowJSON: rowJSON, version: &version,
-                    current: &current, written: &written)
+                    current: &current, written: &written, unique: unique)
             case .delete(let key, let keyJSON):
                 result = change(
                     mutation, key: key, keyJSON: keyJSON, deleted: true, rowJSON: keyJSON, version: &version,
-                    current: &current, written: &written)
+                    current: &current, written: &written, unique: unique)
             }
             if clientID != nil {
                 remembered[mutation.seq] = result
@@ -135,6 +148,7 @@ public final class PostgresSyncStore: SyncStore {
             results.append(result)
         }
         try write(written, on: connection)
+        try unique?.write(on: connection)
         if let clientID, !recorded.isEmpty {
             try record(recorded, account: account, clientID: clientID, on: connection)
         }
@@ -151,10 +165,12 @@ public final class PostgresSyncStore: SyncStore {
     }
 
     /// Decides one row change against the key's state so far (stored, or written earlier in
-    /// this upload) and, unless its base version is stale, gives it the next version.
+    /// this upload) and, unless its base version is stale or another key of the owner holds one
+    /// of its unique values, gives it the next version.
     private func change(
         _ mutation: SyncMutation, key: String, keyJSON: String, deleted: Bool, rowJSON: String,
-        version: inout Int64, current: inout [RowKey: SyncChange], written: inout [RowKey: SyncChange]
+        version: inout Int64, current: inout [RowKey: SyncChange], written: inout [RowKey: SyncChange],
+        unique: UniqueHolders?
     ) -> SyncMutationResult {
         let rowKey = RowKey(table: mutation.table, owner: mutation.owner, key: key)
         let now = current[rowKey]
@@ -162,6 +178,11 @@ public final class PostgresSyncStore: SyncStore {
         let currentBase = now.map { $0.deleted ? 0 : $0.version } ?? 0
         if let base = mutation.baseVersion, base != currentBase {
             return .conflict(current: now ?? SyncChange(version: 0, deleted: true, rowJSON: keyJSON))
+        }
+        if let unique, mutation.checksUniqueness {
+            let values = deleted ? [] : mutation.uniqueValues
+            if let taken = unique.firstTaken(of: values, by: rowKey) { return taken.rejection }
+            unique.hold(values, by: rowKey)
         }
         version += 1
         let change = SyncChange(version: version, deleted: deleted, rowJSON: rowJSON)
@@ -271,6 +292,62 @@ public final class PostgresSyncStore: SyncStore {
         }
     }
 
+    /// The purge floor.
+    public func purgeFloor() throws -> Int64 {
+        try withRetry { connection in try connection.run(Self.purgeFloor, []).int64(0, 0) ?? 0 }
+    }
+
+    /// Carries the rows of `table` into `schema` in one transaction that holds the version
+    /// counter's row lock, so no upload and no other starting server runs meanwhile; see ``SyncStore``.
+    public func adoptDefinition(
+        table: String, schema: String, renamedFrom: String?, carryOver: ([SyncStoredRow]) throws -> [SyncStoredRow]
+    ) throws {
+        try withRetry { connection in
+            try connection.transaction {
+                _ = try connection.run(Self.lockCounter, [])
+                let found = try connection.run(Self.findDefinition, [table])
+                let recorded = found.count > 0 ? found.string(0, 0) : nil
+                guard recorded != schema else { return }
+                if let renamedFrom, recorded == nil {
+                    try connection.run(Self.renameRows, [table, renamedFrom])
+                    try connection.run(Self.dropTableUnique, [renamedFrom])
+                    try connection.run(Self.forgetDefinition, [renamedFrom])
+                }
+                let rows = try connection.run(Self.tableRows, [table])
+                var stored: [SyncStoredRow] = []
+                stored.reserveCapacity(rows.count)
+                for row in 0..<rows.count {
+                    stored.append(
+                        SyncStoredRow(
+                            owner: rows.string(row, 0) ?? "", key: rows.string(row, 1) ?? "",
+                            version: try rows.int64(row, 2) ?? 0, deleted: rows.bool(row, 3) ?? false,
+                            rowJSON: rows.string(row, 4) ?? "{}"))
+                }
+                let carried = try carryOver(stored)
+                try connection.run(Self.dropTableRows, [table])
+                try connection.run(Self.dropTableUnique, [table])
+                try write(
+                    Dictionary(
+                        carried.map {
+                            (
+                                RowKey(table: table, owner: $0.owner, key: $0.key),
+                                SyncChange(version: $0.version, deleted: $0.deleted, rowJSON: $0.rowJSON)
+                            )
+                        }, uniquingKeysWith: { first, _ in first }), on: connection)
+                let held = carried.flatMap { row in row.uniqueValues.map { (row, $0.value) } }
+                if !held.isEmpty {
+                    try connection.run(
+                        Self.holdUnique,
+                        [
+                            PostgresArray.text(held.map { _ in table }), PostgresArray.text(held.map(\.0.owner)),
+                            PostgresArray.text(held.map(\.1)), PostgresArray.text(held.map(\.0.key)),
+                        ])
+                }
+                try connection.run(Self.recordDefinition, [table, schema])
+            }
+        }
+    }
+
     /// Removes tombstones up to `version` (capped at the current version) and raises the floor,
     /// holding the counter's row lock. Retrying it is harmless: the floor only goes up.
     public func purgeTombstones(through version: Int64) throws -> (purged: Int, floor: Int64) {
@@ -312,4 +389,98 @@ private struct RowKey: Hashable {
     let table: String
     let owner: String
     let key: String
+}
+
+/// Which key holds each unique value an upload involves, read in one statement before the
+/// upload is decided and written back in two after, so that uniqueness costs no round trip
+/// per row. The counter's row lock keeps every other writer out meanwhile.
+private final class UniqueHolders {
+    /// A value's place. The value is kept as bytes: Swift compares strings by canonical
+    /// equivalence, the stores (and SQLite's collations) by bytes.
+    private struct Slot: Hashable {
+        let table: String
+        let owner: String
+        let value: [UInt8]
+
+        init(table: String, owner: String, value: String) {
+            self.table = table
+            self.owner = owner
+            self.value = Array(value.utf8)
+        }
+    }
+
+    /// The key holding each slot, as bytes.
+    private var holder: [Slot: [UInt8]] = [:]
+    /// Every value each key the upload touches holds (complete for those keys).
+    private var held: [RowKey: [String]] = [:]
+    private var touched = Set<RowKey>()
+
+    init(_ connection: PostgresConnection, of mutations: [SyncMutation], skipping: [Int64: SyncMutationResult]) throws {
+        var slots: [(table: String, owner: String, value: String)] = []
+        var keys: [RowKey] = []
+        for mutation in mutations where mutation.checksUniqueness && skipping[mutation.seq] == nil {
+            switch mutation.action {
+            case .upsert(let key, _, _), .delete(let key, _):
+                keys.append(RowKey(table: mutation.table, owner: mutation.owner, key: key))
+                slots += mutation.uniqueValues.map { (mutation.table, mutation.owner, $0.value) }
+            case .reject:
+                break
+            }
+        }
+        let found = try connection.run(
+            PostgresSyncStore.findUnique,
+            [
+                PostgresArray.text(slots.map(\.table)), PostgresArray.text(slots.map(\.owner)),
+                PostgresArray.text(slots.map(\.value)), PostgresArray.text(keys.map(\.table)),
+                PostgresArray.text(keys.map(\.owner)), PostgresArray.text(keys.map(\.key)),
+            ])
+        for row in 0..<found.count {
+            let table = found.string(row, 0) ?? ""
+            let owner = found.string(row, 1) ?? ""
+            let value = found.string(row, 2) ?? ""
+            let key = found.string(row, 3) ?? ""
+            holder[Slot(table: table, owner: owner, value: value)] = Array(key.utf8)
+            held[RowKey(table: table, owner: owner, key: key), default: []].append(value)
+        }
+    }
+
+    /// The first of `values` another key holds.
+    func firstTaken(of values: [SyncUniqueValue], by key: RowKey) -> SyncUniqueValue? {
+        values.first { value in
+            holder[Slot(table: key.table, owner: key.owner, value: value.value)].map { !$0.elementsEqual(key.key.utf8) }
+                ?? false
+        }
+    }
+
+    /// Makes `values` (none for a delete) the ones `key` holds.
+    func hold(_ values: [SyncUniqueValue], by key: RowKey) {
+        for old in held[key] ?? [] {
+            holder[Slot(table: key.table, owner: key.owner, value: old)] = nil
+        }
+        for value in values {
+            holder[Slot(table: key.table, owner: key.owner, value: value.value)] = Array(key.key.utf8)
+        }
+        touched.insert(key)
+        held[key] = values.map(\.value)
+    }
+
+    /// Replaces the stored values of every key the upload changed by the ones they hold now.
+    func write(on connection: PostgresConnection) throws {
+        guard !touched.isEmpty else { return }
+        let touched = Array(self.touched)
+        try connection.run(
+            PostgresSyncStore.releaseUnique,
+            [
+                PostgresArray.text(touched.map(\.table)), PostgresArray.text(touched.map(\.owner)),
+                PostgresArray.text(touched.map(\.key)),
+            ])
+        let rows = touched.flatMap { key in (held[key] ?? []).map { (key, $0) } }
+        guard !rows.isEmpty else { return }
+        try connection.run(
+            PostgresSyncStore.holdUnique,
+            [
+                PostgresArray.text(rows.map(\.0.table)), PostgresArray.text(rows.map(\.0.owner)),
+                PostgresArray.text(rows.map(\.1)), PostgresArray.text(rows.map(\.0.key)),
+            ])
+    }
 }

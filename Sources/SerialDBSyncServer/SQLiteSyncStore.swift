@@ -6,7 +6,9 @@ import SerialDB
 ///
 /// Every row of every synced table lives in one table keyed by (table, owner, canonical key)
 /// and holds its latest state as JSON text, with an index on (table, owner, version) that
-/// serves fetches in version order. A one-row state table holds the version counter and the
+/// serves fetches in version order. The rows' values under their tables' UNIQUE constraints
+/// live in a table whose primary key is (table, owner, value), so that one owner's two keys
+/// never hold one value; the schema each table's rows were last carried into is recorded. A one-row state table holds the version counter and the
 /// tombstone purge floor; the counter is read and advanced inside each writing transaction,
 /// and SQLite runs one writer at a time, so versions follow commit order. Upload results are
 /// remembered per (account, client id, seq) in the same transaction as the change.
@@ -72,6 +74,21 @@ public final class SQLiteSyncStore: SyncStore {
                         PRIMARY KEY (account, client_id, seq)) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("sync-store-2") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE serialdb_sync_unique(
+                        table_name TEXT NOT NULL,
+                        owner TEXT NOT NULL,
+                        value TEXT NOT NULL,
+                        key TEXT NOT NULL,
+                        PRIMARY KEY (table_name, owner, value)) WITHOUT ROWID;
+                    CREATE INDEX serialdb_sync_unique_by_key ON serialdb_sync_unique(table_name, owner, key);
+                    CREATE TABLE serialdb_sync_definition(
+                        table_name TEXT PRIMARY KEY NOT NULL,
+                        schema TEXT NOT NULL);
+                    """)
+        }
         return migrator
     }
 
@@ -84,22 +101,36 @@ public final class SQLiteSyncStore: SyncStore {
         }
     }
 
-    /// The changes of one table and owner above `since`, in version order, at most `limit`.
-    public func changes(table: String, owner: String, since: Int64, limit: Int) throws -> SyncChangePage {
+    /// The changes of one table and owner above `since`, in version order, at most `limit` and
+    /// `maximumBytes`: read one row at a time, stopping at the first that does not fit (the
+    /// most held beyond the page is that one row).
+    public func changes(
+        table: String, owner: String, since: Int64, limit: Int, maximumBytes: Int
+    ) throws -> SyncChangePage {
         try queue.read { db in
             let floor = try db.fetchOne(Int64.self, sql: "SELECT purge_floor FROM serialdb_sync_state") ?? 0
             if since > 0 && since < floor {
                 return SyncChangePage(changes: [], hasMore: false, resync: true)
             }
-            var changes = try db.cachedStatement(
-                sql: """
-                    SELECT version, deleted, row FROM serialdb_sync_row
-                    WHERE table_name = ? AND owner = ? AND version > ? ORDER BY version LIMIT ?
-                    """
-            ).fetchAll(StoredChange.self, arguments: [table, owner, since, limit + 1]).map(\.change)
-            let hasMore = changes.count > limit
-            if hasMore { changes.removeLast() }
-            return SyncChangePage(changes: changes, hasMore: hasMore, resync: false)
+            var changes: [SyncChange] = []
+            var bytes = 0
+            do {
+                try db.forEachRow(
+                    sql: """
+                        SELECT version, deleted, row FROM serialdb_sync_row
+                        WHERE table_name = ? AND owner = ? AND version > ? ORDER BY version LIMIT ?
+                        """, arguments: [table, owner, since, limit + 1]
+                ) { row in
+                    guard changes.count < limit else { throw PageFull() }
+                    let change = try StoredChange(row: row).change
+                    guard changes.isEmpty || bytes + change.wireSize <= maximumBytes else { throw PageFull() }
+                    changes.append(change)
+                    bytes += change.wireSize
+                }
+            } catch is PageFull {
+                return SyncChangePage(changes: changes, hasMore: true, resync: false)
+            }
+            return SyncChangePage(changes: changes, hasMore: false, resync: false)
         }
     }
 
@@ -129,6 +160,7 @@ public final class SQLiteSyncStore: SyncStore {
                     ON CONFLICT (table_name, owner, key)
                     DO UPDATE SET version = excluded.version, deleted = excluded.deleted, row = excluded.row
                     """)
+            let unique = try mutations.contains(where: \.checksUniqueness) ? UniqueStatements(db) : nil
             var results: [SyncMutationResult] = []
             results.reserveCapacity(mutations.count)
             for mutation in mutations {
@@ -146,11 +178,11 @@ public final class SQLiteSyncStore: SyncStore {
                 case .upsert(let key, let keyJSON, let rowJSON):
                     result = try change(
                         mutation, key: key, keyJSON: keyJSON, deleted: false, rowJSON: rowJSON, version: &version,
-                        find: findCurrent, write: write)
+                        find: findCurrent, write: write, unique: unique)
                 case .delete(let key, let keyJSON):
                     result = try change(
                         mutation, key: key, keyJSON: keyJSON, deleted: true, rowJSON: keyJSON, version: &version,
-                        find: findCurrent, write: write)
+                        find: findCurrent, write: write, unique: unique)
                 }
                 if let clientID {
                     try record(result, of: mutation, account: account, clientID: clientID, with: recordApplied)
@@ -164,16 +196,31 @@ public final class SQLiteSyncStore: SyncStore {
         }
     }
 
-    /// Writes one row change unless its base version is stale, advancing `version`.
+    /// Writes one row change unless its base version is stale or another key of the owner
+    /// holds one of its unique values, advancing `version`.
     private func change(
         _ mutation: SyncMutation, key: String, keyJSON: String, deleted: Bool, rowJSON: String,
-        version: inout Int64, find: Statement, write: Statement
+        version: inout Int64, find: Statement, write: Statement, unique: UniqueStatements?
     ) throws -> SyncMutationResult {
         let current = try find.fetchOne(StoredChange.self, arguments: [mutation.table, mutation.owner, key])?.change
         // A deleted key counts as new again: re-inserting it is based on version 0.
         let currentBase = current.map { $0.deleted ? 0 : $0.version } ?? 0
         if let base = mutation.baseVersion, base != currentBase {
             return .conflict(current: current ?? SyncChange(version: 0, deleted: true, rowJSON: keyJSON))
+        }
+        if let unique, mutation.checksUniqueness {
+            if !deleted {
+                for value in mutation.uniqueValues {
+                    let holder = try unique.find.fetchOne(
+                        String.self, arguments: [mutation.table, mutation.owner, value.value])
+                    // By bytes, as SQLite compares them: Swift's == would take canonically equivalent texts for one.
+                    if let holder, !holder.utf8.elementsEqual(key.utf8) { return value.rejection }
+                }
+            }
+            try unique.release.execute(values: mutation.table, mutation.owner, key)
+            for value in deleted ? [] : mutation.uniqueValues {
+                try unique.hold.execute(values: mutation.table, mutation.owner, value.value, key)
+            }
         }
         version += 1
         try write.execute(values: mutation.table, mutation.owner, key, version, deleted, rowJSON)
@@ -196,6 +243,57 @@ public final class SQLiteSyncStore: SyncStore {
         }
     }
 
+    /// The purge floor.
+    public func purgeFloor() throws -> Int64 {
+        try queue.read { db in try db.fetchOne(Int64.self, sql: "SELECT purge_floor FROM serialdb_sync_state") ?? 0 }
+    }
+
+    /// Carries the rows of `table` into `schema` in one IMMEDIATE transaction; see ``SyncStore``.
+    public func adoptDefinition(
+        table: String, schema: String, renamedFrom: String?, carryOver: ([SyncStoredRow]) throws -> [SyncStoredRow]
+    ) throws {
+        try queue.write { db in
+            let recorded = try db.fetchOne(
+                String.self, sql: "SELECT schema FROM serialdb_sync_definition WHERE table_name = ?", arguments: [table]
+            )
+            guard recorded != schema else { return }
+            if let renamedFrom, recorded == nil {
+                try db.execute(
+                    sql: "UPDATE serialdb_sync_row SET table_name = ? WHERE table_name = ?",
+                    arguments: [table, renamedFrom])
+                try db.execute(
+                    sql: "DELETE FROM serialdb_sync_unique WHERE table_name = ?; "
+                        + "DELETE FROM serialdb_sync_definition WHERE table_name = ?",
+                    arguments: [renamedFrom, renamedFrom])
+            }
+            let stored = try db.fetchAll(
+                StoredRow.self,
+                sql:
+                    "SELECT owner, key, version, deleted, row FROM serialdb_sync_row WHERE table_name = ? ORDER BY version",
+                arguments: [table]
+            ).map(\.row)
+            let carried = try carryOver(stored)
+            try db.execute(
+                sql:
+                    "DELETE FROM serialdb_sync_row WHERE table_name = ?; DELETE FROM serialdb_sync_unique WHERE table_name = ?",
+                arguments: [table, table])
+            let insertRow = try db.makeStatement(
+                sql:
+                    "INSERT INTO serialdb_sync_row(table_name, owner, key, version, deleted, row) VALUES (?, ?, ?, ?, ?, ?)"
+            )
+            let hold = try UniqueStatements(db).hold
+            for row in carried {
+                try insertRow.execute(values: table, row.owner, row.key, row.version, row.deleted, row.rowJSON)
+                for value in row.uniqueValues {
+                    try hold.execute(values: table, row.owner, value.value, row.key)
+                }
+            }
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO serialdb_sync_definition(table_name, schema) VALUES (?, ?)",
+                arguments: [table, schema])
+        }
+    }
+
     /// Removes tombstones up to `version` (capped at the current version) and raises the floor.
     public func purgeTombstones(through version: Int64) throws -> (purged: Int, floor: Int64) {
         try queue.write { db in
@@ -213,6 +311,39 @@ public final class SQLiteSyncStore: SyncStore {
     /// Waits for the work in progress and closes the database.
     public func close() throws {
         try queue.close()
+    }
+}
+
+/// Thrown to stop reading a page that is full.
+private struct PageFull: Error {}
+
+/// The statements that keep `serialdb_sync_unique`.
+private struct UniqueStatements {
+    /// The key that holds (table, owner, value).
+    let find: Statement
+    /// Drops every value a key holds.
+    let release: Statement
+    /// Records that a key holds a value.
+    let hold: Statement
+
+    init(_ db: Database) throws {
+        find = try db.cachedStatement(
+            sql: "SELECT key FROM serialdb_sync_unique WHERE table_name = ? AND owner = ? AND value = ?")
+        release = try db.cachedStatement(
+            sql: "DELETE FROM serialdb_sync_unique WHERE table_name = ? AND owner = ? AND key = ?")
+        hold = try db.cachedStatement(
+            sql: "INSERT INTO serialdb_sync_unique(table_name, owner, value, key) VALUES (?, ?, ?, ?)")
+    }
+}
+
+/// A whole row of `serialdb_sync_row`.
+private struct StoredRow: RowDecodable {
+    let row: SyncStoredRow
+
+    init(row: Row) throws {
+        self.row = SyncStoredRow(
+            owner: try row.decode(at: 0), key: try row.decode(at: 1), version: try row.decode(at: 2),
+            deleted: try row.decode(at: 3), rowJSON: try row.decode(at: 4))
     }
 }
 

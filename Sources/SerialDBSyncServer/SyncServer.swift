@@ -3,8 +3,10 @@ import Foundation
 import SerialDB
 
 /// The sync server: the protocol of ``SyncService`` over HTTP/1.1, served by libmicrohttpd with
-/// its own thread pool (epoll), keep-alive, a per-connection timeout, a connection limit and a
-/// body limit (413 before the body is read when Content-Length announces more).
+/// its own thread pool (epoll), keep-alive, an idle timeout, a deadline for each request, a
+/// connection limit (overall and per client address) and a body limit (413 before the body is
+/// read when Content-Length announces more). A request without a valid token is answered 401
+/// from its headers, before any of its body is read.
 ///
 /// ```swift
 /// var options = SyncServerOptions()
@@ -28,6 +30,7 @@ public final class SyncServer: @unchecked Sendable {
     /// The port it listens on (the one picked when ``SyncServerOptions/port`` was 0).
     public var port: UInt16 { boundPort }
     private let options: SyncServerOptions
+    private let deadlines: RequestDeadlines
     private let lock = NSCondition()
     private var daemon: OpaquePointer?
     private var inFlight = 0
@@ -51,6 +54,7 @@ public final class SyncServer: @unchecked Sendable {
         self.service = service
         self.options = options
         host = options.host
+        deadlines = RequestDeadlines(timeout: .seconds(max(1, options.requestTimeoutSeconds)))
         // libmicrohttpd calls back with `self` as context. The daemon holds a reference until
         // stop() has joined its threads, so no callback can outlive the object; a server
         // nobody stops serves until the process ends.
@@ -58,9 +62,11 @@ public final class SyncServer: @unchecked Sendable {
         let started = serialdb_mhd_start(
             options.host, options.port, UInt32(max(1, options.threads)),
             UInt32(max(1, options.connectionTimeoutSeconds)),
-            UInt32(max(1, options.maximumConnections)), syncServerAccessHandler, context, syncServerRequestCompleted,
+            UInt32(max(1, options.maximumConnections)), UInt32(max(1, options.maximumConnectionsPerAddress)),
+            syncServerAccessHandler, context, syncServerRequestCompleted, context, syncServerConnectionNotified,
             context)
         guard let started else {
+            deadlines.stop()
             Unmanaged.passUnretained(self).release()
             throw SyncServerError(
                 .cannotStart,
@@ -95,6 +101,7 @@ public final class SyncServer: @unchecked Sendable {
             while inFlight > 0 && lock.wait(until: deadline) {}
         }
         MHD_stop_daemon(quiesced)
+        deadlines.stop()
         if listener >= 0 { Foundation.close(listener) }
         lock.withLock { daemon = nil }
         // The daemon's threads are joined: its reference can go.
@@ -115,6 +122,14 @@ public final class SyncServer: @unchecked Sendable {
                 method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "")
             requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
             lock.withLock { inFlight += 1 }
+            // Refused from the headers alone (no or unknown token, unknown path, wrong method):
+            // answered now, so the body is never read, let alone buffered.
+            if let refusal = service.refusal(
+                method: state.method, path: state.path, authorization: header(connection, "Authorization"))
+            {
+                state.answered = true
+                return answer(connection, state: state, response: refusal)
+            }
             if let length = header(connection, "Content-Length").flatMap({ Int($0) }), length > options.maximumBodySize
             {
                 state.answered = true
@@ -126,7 +141,7 @@ public final class SyncServer: @unchecked Sendable {
         if uploadDataSize.pointee > 0 {
             // More body: keep it unless it is over the limit (a chunked body announces no length).
             let count = uploadDataSize.pointee
-            if !state.tooLarge, let uploadData {
+            if !state.tooLarge, !state.answered, let uploadData {
                 if state.body.count + count > options.maximumBodySize {
                     state.tooLarge = true
                     state.body = Data()
@@ -142,6 +157,8 @@ public final class SyncServer: @unchecked Sendable {
         if state.tooLarge {
             return answer(connection, state: state, error: .payloadTooLarge(limit: options.maximumBodySize))
         }
+        // The request is in: the time the store takes is the server's, not the client's.
+        deadlines.pause(connection)
         let response = service.handle(
             SyncRequest(
                 method: state.method, path: state.path, authorization: header(connection, "Authorization"),
@@ -149,7 +166,11 @@ public final class SyncServer: @unchecked Sendable {
         return answer(connection, state: state, response: response)
     }
 
-    fileprivate func completed(requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
+    fileprivate func completed(
+        connection: OpaquePointer?, requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+    ) {
+        // A kept-alive connection's next request gets a whole deadline of its own.
+        deadlines.restart(connection)
         guard let requestContext, let existing = requestContext.pointee else { return }
         Unmanaged<RequestState>.fromOpaque(existing).release()
         requestContext.pointee = nil
@@ -159,15 +180,33 @@ public final class SyncServer: @unchecked Sendable {
         }
     }
 
+    /// A header's value, whole: a NUL inside it is kept (and refused by whoever reads it), not
+    /// taken as its end.
     private func header(_ connection: OpaquePointer?, _ name: String) -> String? {
-        MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
+        var value: UnsafePointer<CChar>?
+        var length = 0
+        let found = name.withCString { key in
+            MHD_lookup_connection_value_n(connection, .HEADER_KIND, key, strlen(key), &value, &length)
+        }
+        guard found == .YES, let value else { return nil }
+        return String(decoding: UnsafeRawBufferPointer(start: value, count: length), as: UTF8.self)
     }
 
     private func answer(_ connection: OpaquePointer?, state: RequestState, error: SyncRequestError) -> MHD_Result {
         answer(connection, state: state, response: SyncResponse(status: error.status, body: error.body))
     }
 
+    fileprivate func connection(_ connection: OpaquePointer?, notified code: MHD_ConnectionNotificationCode) {
+        if serialdb_mhd_connection_started(code) != 0, let connection {
+            deadlines.opened(connection, socket: serialdb_mhd_connection_socket(connection))
+        } else {
+            deadlines.closed(connection)
+        }
+    }
+
     private func answer(_ connection: OpaquePointer?, state: RequestState, response: SyncResponse) -> MHD_Result {
+        // The client has the whole deadline again to read the answer.
+        deadlines.restart(connection)
         let closing = lock.withLock { stopping }
         let result = response.body.withUnsafeBytes { bytes in
             serialdb_mhd_respond(
@@ -213,5 +252,14 @@ private func syncServerRequestCompleted(
     requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, reason: MHD_RequestTerminationCode
 ) {
     guard let context else { return }
-    Unmanaged<SyncServer>.fromOpaque(context).takeUnretainedValue().completed(requestContext: requestContext)
+    Unmanaged<SyncServer>.fromOpaque(context).takeUnretainedValue().completed(
+        connection: connection, requestContext: requestContext)
+}
+
+private func syncServerConnectionNotified(
+    context: UnsafeMutableRawPointer?, connection: OpaquePointer?,
+    socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, code: MHD_ConnectionNotificationCode
+) {
+    guard let context else { return }
+    Unmanaged<SyncServer>.fromOpaque(context).takeUnretainedValue().connection(connection, notified: code)
 }

@@ -10,23 +10,62 @@ import SerialDBSyncWire
 ///     "schema": "CREATE TABLE note(id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL, body TEXT)"}],
 ///  "tokens": [{"token": "t-alice", "account": "alice"}]}
 /// ```
+///
+/// A table whose new definition renames it or its columns says so with
+/// `"renamed_from": "old_name"` and `"renamed_columns": {"new": "old"}`: the server carries its
+/// stored rows over, and clients apply the same renames.
 public struct SyncServerConfiguration: Sendable {
     /// The synced tables, in the order of the file.
     public let tables: [SyncTable]
     /// The accounts' tokens.
     private let tokens: [(token: [UInt8], account: String)]
 
+    /// The longest token a configuration may hold, in UTF-8 bytes. The HTTP server reads a
+    /// request's line and headers into 32 KiB and answers 431 to more, so a much longer token
+    /// could never be sent; this leaves room for the path and a client's other headers.
+    public static let maximumTokenLength = 16 * 1024
+
     /// Builds a configuration from tables and a token → account map.
     ///
-    /// - Throws: ``SyncServerError/Code/invalidConfiguration`` for two tables of one name, an
-    ///   empty token or account.
+    /// - Throws: ``SyncServerError/Code/invalidConfiguration`` for two tables of one name, a
+    ///   table renamed from a name still configured (or from one another table was renamed
+    ///   from), an empty token or account, or a token no HTTP client could send: longer than
+    ///   ``maximumTokenLength``, or holding a control character or a space at either end.
     public init(tables: [SyncTable], tokens: [String: String]) throws {
         var seen = Set<String>()
-        for table in tables where !seen.insert(table.name.lowercased()).inserted {
+        for table in tables where !seen.insert(table.name.asciiLowercased).inserted {
             throw SyncServerError(.invalidConfiguration, "table \(JSONWriter.quoted(table.name)) is listed twice")
         }
-        for (token, account) in tokens where token.isEmpty || account.isEmpty {
-            throw SyncServerError(.invalidConfiguration, "a token and its account must both be non-empty strings")
+        var renamed = Set<String>()
+        for table in tables {
+            guard let old = table.renamedFrom else { continue }
+            guard !seen.contains(old.asciiLowercased), renamed.insert(old.asciiLowercased).inserted else {
+                throw SyncServerError(
+                    .invalidConfiguration,
+                    "table \(JSONWriter.quoted(table.name)) is \"renamed_from\" \(JSONWriter.quoted(old)), which is "
+                        + "still configured or the earlier name of another table; a rename takes an old name only once")
+            }
+        }
+        for (token, account) in tokens.sorted(by: { $0.value < $1.value }) {
+            guard !token.isEmpty, !account.isEmpty else {
+                throw SyncServerError(.invalidConfiguration, "a token and its account must both be non-empty strings")
+            }
+            // The message names the account, never the token.
+            let owner = "the token of account \(JSONWriter.quoted(account))"
+            if token.utf8.count > Self.maximumTokenLength {
+                throw SyncServerError(
+                    .invalidConfiguration,
+                    "\(owner) is \(token.utf8.count) bytes long; an HTTP header carries at most "
+                        + "\(Self.maximumTokenLength): configure a shorter token")
+            }
+            if token.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+                || token.first?.isWhitespace == true || token.last?.isWhitespace == true
+            {
+                throw SyncServerError(
+                    .invalidConfiguration,
+                    "\(owner) holds a control character or begins or ends with a space, which no HTTP header "
+                        + "can carry: configure a token of printable characters")
+            }
         }
         self.tables = tables
         self.tokens = tokens.sorted { $0.key < $1.key }.map { (Array($0.key.utf8), $0.value) }
@@ -79,7 +118,29 @@ public struct SyncServerConfiguration: Sendable {
             guard let schema = fields["schema"]?.stringValue, !schema.isEmpty else {
                 throw invalid("\(label) needs a \"schema\" (its CREATE TABLE)")
             }
-            tables.append(try SyncTable(name: name, scope: scope, structVersion: structVersion, schema: schema))
+            var renamedFrom: String?
+            if let value = fields["renamed_from"] {
+                guard let old = value.stringValue, !old.isEmpty else {
+                    throw invalid("\(label): \"renamed_from\" must be the table's earlier name")
+                }
+                renamedFrom = old
+            }
+            var renamedColumns: [String: String] = [:]
+            if let value = fields["renamed_columns"] {
+                guard let members = value.objectValue else {
+                    throw invalid("\(label): \"renamed_columns\" must be an object of new name: old name")
+                }
+                for (new, old) in members {
+                    guard let old = old.stringValue, !old.isEmpty, !new.isEmpty else {
+                        throw invalid("\(label): \"renamed_columns\" must map each new column name to its old name")
+                    }
+                    renamedColumns[new] = old
+                }
+            }
+            tables.append(
+                try SyncTable(
+                    name: name, scope: scope, structVersion: structVersion, schema: schema, renamedFrom: renamedFrom,
+                    renamedColumns: renamedColumns))
         }
         guard let tokenEntries = root["tokens"]?.arrayValue else { throw invalid("\"tokens\" must be an array") }
         var tokens: [String: String] = [:]

@@ -10,15 +10,23 @@ public struct SyncServerOptions: Sendable {
     public var threads = 4
     /// An idle or stalled connection is closed after this many seconds.
     public var connectionTimeoutSeconds = 30
+    /// A request must arrive whole (line, headers and body) within this many seconds, and its
+    /// answer be read within as many again, however steadily the client trickles bytes; the
+    /// connection is closed otherwise. The time the server itself takes to answer is not counted.
+    public var requestTimeoutSeconds = 60
     /// Connections beyond this number are refused.
     public var maximumConnections = 1000
+    /// Connections from one client address beyond this number are refused, so that one client
+    /// cannot take every connection.
+    public var maximumConnectionsPerAddress = 100
     /// A larger body is answered 413 `payload_too_large`; one announced by Content-Length is
     /// refused before it is read.
     public var maximumBodySize = 4 * 1024 * 1024
     /// Called once per request, after the answer was queued, on the thread that served it.
     public var log: (@Sendable (SyncRequestLog) -> Void)?
 
-    /// The defaults: 127.0.0.1:8080, 4 threads, 30 s timeout, 1000 connections, 4 MiB bodies.
+    /// The defaults: 127.0.0.1:8080, 4 threads, 30 s idle timeout, 60 s to send a request and
+    /// to read its answer, 1000 connections, 100 per client address, 4 MiB bodies.
     public init() {}
 }
 
@@ -37,12 +45,33 @@ public struct SyncRequestLog: Sendable, CustomStringConvertible {
     /// For a 500, what failed inside (store errors name SQL, never bound values).
     public var internalError: String?
 
-    /// One line: `POST /v1/post-data account=alice status=200 3.2ms`.
+    /// One line: `POST /v1/post-data account=alice status=200 3.2ms`. Control characters and
+    /// backslashes of the method, path, account and error are escaped (`\x1b`, `\\`), and so
+    /// are spaces but the error's, so that what a client sends can neither split the line, nor
+    /// forge a field, nor drive the terminal showing it.
     public var description: String {
         let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-        var line = "\(method) \(path) account=\(account ?? "-") status=\(status) "
-        line += String(format: "%.1fms", milliseconds)
-        if let internalError { line += " error=\(internalError)" }
+        let field = { (text: String) in Self.escaped(text, spaces: true) }
+        var line = "\(field(method)) \(field(path)) account=\(account.map(field) ?? "-") "
+        line += "status=\(status) " + String(format: "%.1fms", milliseconds)
+        if let internalError { line += " error=\(Self.escaped(internalError, spaces: false))" }
         return line
+    }
+
+    /// `text` with C0 and C1 control characters, DEL, the backslash and (when `spaces`) the
+    /// space written as escapes.
+    static func escaped(_ text: String, spaces: Bool) -> String {
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x5C: result += "\\\\"
+            case 0x20 where spaces: result += "\\x20"
+            case 0..<0x20, 0x7F: result += String(format: "\\x%02x", scalar.value)
+            case 0x80..<0xA0: result += String(format: "\\u%04x", scalar.value)
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
     }
 }

@@ -22,19 +22,47 @@ public final class SyncService: Sendable {
     public static let defaultFetchLimit = 500
     /// The largest page fetch-data returns, whatever the request asks for.
     public static let maximumFetchLimit = 5000
+    /// The most bytes of JSON a fetch-data page holds: it stops before a change that would take
+    /// it past them, unless that change comes first (a page always holds at least one), and
+    /// says `has_more`.
+    public static let maximumPageBytes = 4 * 1024 * 1024
 
-    /// Serves `configuration` from `store`.
-    public init(configuration: SyncServerConfiguration, store: any SyncStore) {
+    /// Serves `configuration` from `store`, first bringing the stored rows of each table whose
+    /// definition changed into the new one (see ``SyncStore/adoptDefinition(table:schema:renamedFrom:carryOver:)``).
+    ///
+    /// - Throws: ``SyncServerError/Code/invalidConfiguration`` naming the table and the stored
+    ///   rows when the new definition refuses rows the store holds (a new NOT NULL column
+    ///   without a DEFAULT, a new CHECK or UNIQUE they break); nothing is changed then. The
+    ///   store's errors.
+    public init(configuration: SyncServerConfiguration, store: any SyncStore) throws {
         self.configuration = configuration
         self.store = store
+        for table in configuration.tables {
+            try store.adoptDefinition(
+                table: table.name, schema: table.schema, renamedFrom: table.renamedFrom,
+                carryOver: { try table.carryOver($0) })
+        }
+    }
+
+    /// The answer to a request that its method, path and `Authorization` header alone refuse
+    /// (404, 405, 401), or `nil` when its body must be read. A server calls it as soon as the
+    /// headers are in, so that a caller without a valid token cannot make it buffer a body.
+    public func refusal(method: String, path: String, authorization: String?) -> SyncResponse? {
+        do {
+            _ = try route(method: method, path: path)
+            _ = try authenticate(authorization)
+            return nil
+        } catch {
+            return SyncResponse(status: error.status, body: error.body)
+        }
     }
 
     /// Answers one request. Never throws: every failure is a status and an error body.
     public func handle(_ request: SyncRequest) -> SyncResponse {
         var account: String?
         do {
-            let call = try route(request)
-            let owner = try authenticate(request)
+            let call = try route(method: request.method, path: request.path)
+            let owner = try authenticate(request.authorization)
             account = owner
             let body: JSONValue
             do {
@@ -76,15 +104,18 @@ public final class SyncService: Sendable {
         let owner = synced.scope == .global ? "" : account
         let mutations = rows.enumerated().map { index, json in
             let action: SyncMutation.Action
+            var uniqueValues: [SyncUniqueValue] = []
             do throws(SyncRejection) {
                 guard let members = json.objectValue else { throw SyncRejection("a row must be a JSON object") }
                 let row = try synced.validate(row: members)
                 action = .upsert(key: row.key, keyJSON: row.keyJSON, rowJSON: row.rowJSON)
+                uniqueValues = row.uniqueValues
             } catch {
                 action = .reject(message: error.message)
             }
             return SyncMutation(
-                seq: Int64(index + 1), table: synced.name, owner: owner, action: action, baseVersion: nil)
+                seq: Int64(index + 1), table: synced.name, owner: owner, action: action, baseVersion: nil,
+                checksUniqueness: !synced.uniqueConstraints.isEmpty, uniqueValues: uniqueValues)
         }
         return try store.apply(account: owner, clientID: nil, mutations: mutations)
     }
@@ -96,21 +127,22 @@ public final class SyncService: Sendable {
         case postData
     }
 
-    private func route(_ request: SyncRequest) throws(SyncRequestError) -> Call {
+    private func route(method: String, path: String) throws(SyncRequestError) -> Call {
         let call: Call
-        switch request.path {
+        switch path {
         case "/v1/check-update": call = .checkUpdate
         case "/v1/fetch-schema": call = .fetchSchema
         case "/v1/fetch-data": call = .fetchData
         case "/v1/post-data": call = .postData
-        default: throw .notFound(request.path)
+        default: throw .notFound(path)
         }
-        guard request.method == "POST" else { throw .methodNotAllowed(request.method) }
+        guard method == "POST" else { throw .methodNotAllowed(method) }
         return call
     }
 
-    private func authenticate(_ request: SyncRequest) throws(SyncRequestError) -> String {
-        guard let header = request.authorization else { throw .unauthorized }
+    private func authenticate(_ authorization: String?) throws(SyncRequestError) -> String {
+        // A NUL ends the header for C code: what follows it must not decide anything.
+        guard let header = authorization, !header.utf8.contains(0) else { throw .unauthorized }
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer",
             let account = configuration.account(forToken: parts[1].trimmingCharacters(in: .whitespaces))
@@ -140,6 +172,7 @@ public final class SyncService: Sendable {
         }
         let tables = configuration.tables
         let versions = try store.latestVersions(of: tables.map { ($0.name, owner(of: $0, account: account)) })
+        let floor = try store.purgeFloor()
         var writer = JSONWriter(capacity: 128 + 160 * tables.count)
         writer.raw("{\"account\":")
         writer.string(account)
@@ -160,7 +193,12 @@ public final class SyncService: Sendable {
             writer.raw(",\"schema_changed\":")
             writer.bool(client?.structVersion != table.structVersion)
             writer.raw(",\"data_changed\":")
-            writer.bool(versions[index] > (client?.version ?? 0))
+            // Below the floor a purge took tombstones the client has not seen: it must fetch,
+            // and fetch-data tells it to resync.
+            let since = client?.version ?? 0
+            writer.bool(versions[index] > since || (since > 0 && since < floor))
+            writer.raw(",\"floor\":")
+            writer.integer(floor)
             writer.raw("}")
         }
         writer.raw("]}")
@@ -178,6 +216,20 @@ public final class SyncService: Sendable {
         writer.integer(table.structVersion)
         writer.raw(",\"schema\":")
         writer.string(table.schema)
+        if let renamedFrom = table.renamedFrom {
+            writer.raw(",\"renamed_from\":")
+            writer.string(renamedFrom)
+        }
+        if !table.renamedColumns.isEmpty {
+            writer.raw(",\"renamed_columns\":{")
+            for (index, (new, old)) in table.renamedColumns.sorted(by: { $0.key < $1.key }).enumerated() {
+                if index > 0 { writer.raw(",") }
+                writer.string(new)
+                writer.raw(":")
+                writer.string(old)
+            }
+            writer.raw("}")
+        }
         writer.raw("}")
         return writer.data
     }
@@ -191,12 +243,16 @@ public final class SyncService: Sendable {
         let asked = try request.count("limit", required: false) ?? Int64(Self.defaultFetchLimit)
         guard asked >= 1 else { throw SyncRequestError.badRequest("\"limit\" must be 1 or more") }
         let limit = Int(min(asked, Int64(Self.maximumFetchLimit)))
-        let page = try store.changes(
-            table: table.name, owner: owner(of: table, account: account), since: since, limit: limit)
-        var writer = JSONWriter(capacity: 128 + page.changes.reduce(0) { $0 + $1.rowJSON.utf8.count + 48 })
+        var writer = JSONWriter(capacity: 128)
         writer.raw("{\"table\":")
         writer.string(table.name)
         writer.raw(",\"changes\":[")
+        // What follows the changes: `],"version":` and a version, and the flags.
+        let tail = 128
+        let page = try store.changes(
+            table: table.name, owner: owner(of: table, account: account), since: since, limit: limit,
+            maximumBytes: Self.maximumPageBytes - writer.bytes.count - tail)
+        writer.reserve(page.changes.reduce(tail) { $0 + $1.wireSize })
         for (index, change) in page.changes.enumerated() {
             if index > 0 { writer.raw(",") }
             writeChange(change, into: &writer)
@@ -229,13 +285,23 @@ public final class SyncService: Sendable {
         let request = try RequestFields(body, context: "the request")
         let clientID = try request.string("client_id")
         guard !clientID.isEmpty else { throw SyncRequestError.badRequest("\"client_id\" must not be empty") }
+        guard !clientID.utf8.contains(0) else {
+            throw SyncRequestError.badRequest("\"client_id\" must not contain NUL (\\u0000)")
+        }
         let entries = try request.array("mutations")
         var mutations: [SyncMutation] = []
         mutations.reserveCapacity(entries.count)
         // The whole request is checked before anything is applied: a malformed mutation or a
         // write to a global table refuses the request, so none of it is half-applied.
+        var seqs = Set<Int64>(minimumCapacity: entries.count)
         for (index, entry) in entries.enumerated() {
-            mutations.append(try mutation(entry, position: index + 1, account: account))
+            let mutation = try mutation(entry, position: index + 1, account: account)
+            // One seq is one result: two mutations under it could not both be answered on a retry.
+            guard seqs.insert(mutation.seq).inserted else {
+                throw SyncRequestError.badRequest(
+                    "mutation \(index + 1) repeats seq \(mutation.seq); each mutation of a request needs its own seq")
+            }
+            mutations.append(mutation)
         }
         let results = try store.apply(account: account, clientID: clientID, mutations: mutations)
         var writer = JSONWriter(capacity: 16 + 48 * results.count)
@@ -264,19 +330,30 @@ public final class SyncService: Sendable {
     private func mutation(_ entry: JSONValue, position: Int, account: String) throws -> SyncMutation {
         let fields = try RequestFields(entry, context: "mutation \(position)")
         let seq = try fields.count("seq")!
-        let table = try table(try fields.string("table"))
+        let tableName = try fields.string("table")
+        guard let table = configuration.table(named: tableName) else {
+            // A table the configuration no longer lists: the client may still hold edits of it,
+            // which must leave its outbox without holding back the rest of the request.
+            return SyncMutation(
+                seq: seq, table: tableName, owner: account,
+                action: .reject(
+                    message: "there is no synced table \(JSONWriter.quoted(tableName)); the server does not sync it"),
+                baseVersion: nil)
+        }
         guard table.scope == .account else {
             throw SyncRequestError.forbidden(
                 "table \(JSONWriter.quoted(table.name)) is global: every account reads it and none writes it")
         }
         let baseVersion = try fields.count("base_version")!
         let action: SyncMutation.Action
+        var uniqueValues: [SyncUniqueValue] = []
         switch try fields.string("op") {
         case "upsert":
             let members = try fields.object("row")
             do throws(SyncRejection) {
                 let row = try table.validate(row: members)
                 action = .upsert(key: row.key, keyJSON: row.keyJSON, rowJSON: row.rowJSON)
+                uniqueValues = row.uniqueValues
             } catch {
                 action = .reject(message: error.message)
             }
@@ -292,6 +369,8 @@ public final class SyncService: Sendable {
             throw SyncRequestError.badRequest(
                 "\"op\" in mutation \(position) must be \"upsert\" or \"delete\", not \(JSONWriter.quoted(other))")
         }
-        return SyncMutation(seq: seq, table: table.name, owner: account, action: action, baseVersion: baseVersion)
+        return SyncMutation(
+            seq: seq, table: table.name, owner: account, action: action, baseVersion: baseVersion,
+            checksUniqueness: !table.uniqueConstraints.isEmpty, uniqueValues: uniqueValues)
     }
 }

@@ -13,14 +13,21 @@
 ///   by (account, client id, seq) in that same transaction: a repeated seq returns its first
 ///   result and changes nothing, across restarts;
 /// - a delete leaves a tombstone until ``purgeTombstones(through:)`` removes it and raises
-///   the purge floor.
+///   the purge floor;
+/// - no two keys of one owner in one table hold the same ``SyncUniqueValue``: an upsert that
+///   would is answered `rejected` with SQLite's message;
+/// - the stored rows of a table are in the definition last adopted for it
+///   (``adoptDefinition(table:schema:renamedFrom:carryOver:)``).
 public protocol SyncStore: Sendable {
     /// The highest version of each (table, owner) pair, 0 for one with no rows.
     func latestVersions(of tables: [(table: String, owner: String)]) throws -> [Int64]
 
     /// The changes of one table and owner with a version above `since`, in ascending version
-    /// order, at most `limit` of them; each key appears once, in its latest state.
-    func changes(table: String, owner: String, since: Int64, limit: Int) throws -> SyncChangePage
+    /// order, at most `limit` of them, and no more than fit in `maximumBytes` of
+    /// ``SyncChange/wireSize`` (but always the first, however large); each key appears once,
+    /// in its latest state. `hasMore` says whether changes were left out. A store reads no more
+    /// than the page (and the size, not the value, of the change after it).
+    func changes(table: String, owner: String, since: Int64, limit: Int, maximumBytes: Int) throws -> SyncChangePage
 
     /// Applies the mutations of one upload in one transaction and returns one result each, in order.
     /// A `clientID` of `nil` records nothing (administrative loads, not client uploads).
@@ -31,8 +38,56 @@ public protocol SyncStore: Sendable {
     /// - Returns: the number of tombstones removed and the new floor.
     func purgeTombstones(through version: Int64) throws -> (purged: Int, floor: Int64)
 
+    /// The tombstone purge floor: 0 until a purge.
+    func purgeFloor() throws -> Int64
+
+    /// Makes `schema` the definition of `table`'s stored rows, once: when the store last
+    /// adopted another schema for it (or none), in one transaction it moves the rows of
+    /// `renamedFrom` to `table` (when `table` had no adopted definition yet), hands every
+    /// stored row of `table` to `carryOver`, replaces them by what it returns (keys, rows and
+    /// unique values may all change; versions stay), and records `schema`. When `carryOver`
+    /// throws, nothing changes and the error is rethrown.
+    func adoptDefinition(
+        table: String, schema: String, renamedFrom: String?, carryOver: ([SyncStoredRow]) throws -> [SyncStoredRow]
+    ) throws
+
     /// Waits for the work in progress and closes the store; later calls throw.
     func close() throws
+}
+
+extension SyncStore {
+    /// The changes above `since`, at most `limit` of them, whatever their size.
+    public func changes(table: String, owner: String, since: Int64, limit: Int) throws -> SyncChangePage {
+        try changes(table: table, owner: owner, since: since, limit: limit, maximumBytes: .max)
+    }
+}
+
+/// A row as a store keeps it, for ``SyncStore/adoptDefinition(table:schema:renamedFrom:carryOver:)``.
+public struct SyncStoredRow: Sendable, Equatable {
+    /// The account that owns the row (empty for a global table).
+    public var owner: String
+    /// The canonical key.
+    public var key: String
+    /// The version of the row's latest change.
+    public var version: Int64
+    /// Whether the row is a tombstone (`rowJSON` then holds only the key columns).
+    public var deleted: Bool
+    /// The row as a JSON object, in the wire encoding.
+    public var rowJSON: String
+    /// The row's values under its table's UNIQUE constraints (read back empty; set by `carryOver`).
+    public var uniqueValues: [SyncUniqueValue]
+
+    /// Creates a stored row.
+    public init(
+        owner: String, key: String, version: Int64, deleted: Bool, rowJSON: String, uniqueValues: [SyncUniqueValue] = []
+    ) {
+        self.owner = owner
+        self.key = key
+        self.version = version
+        self.deleted = deleted
+        self.rowJSON = rowJSON
+        self.uniqueValues = uniqueValues
+    }
 }
 
 /// One change as served by fetch-data: a row's latest state, or its tombstone.
@@ -50,6 +105,15 @@ public struct SyncChange: Sendable, Equatable {
         self.deleted = deleted
         self.rowJSON = rowJSON
     }
+
+    /// The most bytes of JSON around a row in a fetch-data page:
+    /// `{"version":9223372036854775807,"deleted":false,"row":` and `}` and a comma.
+    public static let wireOverhead = 55
+
+    /// The bytes this change takes in a fetch-data page, at most: its row's JSON and
+    /// ``wireOverhead``. What a page's ``SyncStore/changes(table:owner:since:limit:maximumBytes:)``
+    /// bound counts.
+    public var wireSize: Int { rowJSON.utf8.count + Self.wireOverhead }
 }
 
 /// One page of changes.
@@ -93,15 +157,44 @@ public struct SyncMutation: Sendable, Equatable {
     /// The version the client last saw for the key (0: it believes the key is new); `nil`
     /// writes whatever the current version is (administrative loads, never a client's upload).
     public var baseVersion: Int64?
+    /// Whether the table declares UNIQUE constraints besides its key: the store then keeps the
+    /// values of each of its rows and refuses a row whose values another key of the owner holds.
+    public var checksUniqueness: Bool
+    /// The upserted row's values under each UNIQUE constraint (none for a delete).
+    public var uniqueValues: [SyncUniqueValue]
 
     /// Creates a mutation.
-    public init(seq: Int64, table: String, owner: String, action: Action, baseVersion: Int64?) {
+    public init(
+        seq: Int64, table: String, owner: String, action: Action, baseVersion: Int64?, checksUniqueness: Bool = false,
+        uniqueValues: [SyncUniqueValue] = []
+    ) {
         self.seq = seq
         self.table = table
         self.owner = owner
         self.action = action
         self.baseVersion = baseVersion
+        self.checksUniqueness = checksUniqueness
+        self.uniqueValues = uniqueValues
     }
+}
+
+/// A row's values under one UNIQUE constraint of its table, in a text that is equal exactly
+/// when SQLite finds the values equal (collation and all). Two keys of one owner never hold
+/// the same one.
+public struct SyncUniqueValue: Sendable, Hashable {
+    /// The canonical text.
+    public var value: String
+    /// The constraint's columns (`item.email`), for the rejection message.
+    public var constraint: String
+
+    /// Creates a unique value.
+    public init(value: String, constraint: String) {
+        self.value = value
+        self.constraint = constraint
+    }
+
+    /// What a row that takes a held value is answered: SQLite's own message.
+    var rejection: SyncMutationResult { .rejected(message: "UNIQUE constraint failed: \(constraint)") }
 }
 
 /// What happened to one mutation.

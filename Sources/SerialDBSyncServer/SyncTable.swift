@@ -17,24 +17,45 @@ public final class SyncTable: Sendable {
     let columns: [SyncColumn]
     /// Indexes into `columns` of the primary-key columns, in key order.
     let keyColumnIndexes: [Int]
-    /// Column positions by lowercased name: SQLite names are case-insensitive.
+    /// Column positions by ASCII-lowercased name: SQLite names are case-insensitive in ASCII only.
     private let columnIndexByName: [String: Int]
     /// Column positions by declared name, the usual spelling.
     private let columnIndexByExactName: [String: Int]
+    /// The UNIQUE constraints other than the primary key, which the store enforces per owner.
+    let uniqueConstraints: [SyncUniqueConstraint]
+    /// Whether the schema may declare a CHECK constraint (it says CHECK somewhere): then every
+    /// row is tried in the scratch table, where SQLite evaluates them.
+    private let mayHaveChecks: Bool
     /// The declared table in an in-memory database of its own, where rows that leave out
-    /// columns are tried so that SQLite evaluates the DEFAULT expressions. Foreign keys are off
-    /// there: the parent tables are not in it.
+    /// columns or may break a CHECK are tried, so that SQLite evaluates the DEFAULT expressions
+    /// and the CHECK constraints exactly as a device would. Foreign keys are off there: the
+    /// parent tables are not in it.
     private let scratch: DatabaseQueue
+    /// The table as it was renamed from in an earlier configuration: its stored rows are carried over.
+    public let renamedFrom: String?
+    /// Renamed columns, new name → old name: stored rows are carried over under the new names.
+    public let renamedColumns: [String: String]
 
     /// Parses `schema` by executing it into an in-memory database and reading the table back.
     ///
+    /// - Parameters:
+    ///   - renamedFrom: the table's name in the previous configuration, when it was renamed.
+    ///   - renamedColumns: new column name → its name in the previous configuration.
     /// - Throws: ``SyncServerError/Code/invalidConfiguration`` when the SQL fails, does not
-    ///   create a table called `name`, creates other tables, or the table has no PRIMARY KEY.
-    public init(name: String, scope: SyncScope, structVersion: Int64, schema: String) throws {
+    ///   create a table called `name`, creates other tables, the table has no PRIMARY KEY, a
+    ///   primary-key column has a collation other than BINARY, a UNIQUE index is partial or
+    ///   on an expression, a DEFAULT evaluates to infinity or NaN, or a rename names a column
+    ///   that is not (or is still) declared.
+    public init(
+        name: String, scope: SyncScope, structVersion: Int64, schema: String, renamedFrom: String? = nil,
+        renamedColumns: [String: String] = [:]
+    ) throws {
         self.name = name
         self.scope = scope
         self.structVersion = structVersion
         self.schema = schema
+        self.renamedFrom = renamedFrom
+        self.renamedColumns = renamedColumns
         var configuration = Configuration()
         configuration.foreignKeysEnabled = false
         configuration.label = "sync schema of \(name)"
@@ -47,7 +68,7 @@ public final class SyncTable: Sendable {
                     .invalidConfiguration, "the schema of table \(JSONWriter.quoted(name)) does not run: \(error)")
             }
             let tables = try DatabaseSchema(db).tables
-            guard let table = tables.first(where: { $0.name.lowercased() == name.lowercased() }) else {
+            guard let table = tables.first(where: { $0.name.asciiLowercased == name.asciiLowercased }) else {
                 throw SyncServerError(
                     .invalidConfiguration,
                     "the schema of table \(JSONWriter.quoted(name)) does not create a table of that name")
@@ -61,14 +82,16 @@ public final class SyncTable: Sendable {
             return table
         }
         let writable = definition.columns.filter(\.isWritable)
-        columns = writable.map { column in
+        let columns = writable.map { column in
             SyncColumn(
                 name: column.name, affinity: ColumnAffinity(declaredType: column.type, isStrict: definition.isStrict),
                 declaredType: column.type, isNotNull: column.isNotNull, hasDefault: column.defaultSQL != nil,
                 isKey: column.primaryKeyIndex > 0)
         }
-        keyColumnIndexes = writable.indices.filter { writable[$0].primaryKeyIndex > 0 }
+        self.columns = columns
+        let keyColumnIndexes = writable.indices.filter { writable[$0].primaryKeyIndex > 0 }
             .sorted { writable[$0].primaryKeyIndex < writable[$1].primaryKeyIndex }
+        self.keyColumnIndexes = keyColumnIndexes
         guard !keyColumnIndexes.isEmpty else {
             throw SyncServerError(
                 .invalidConfiguration,
@@ -77,7 +100,55 @@ public final class SyncTable: Sendable {
         columnIndexByExactName = Dictionary(
             writable.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         columnIndexByName = Dictionary(
-            writable.enumerated().map { ($1.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+            writable.enumerated().map { ($1.name.asciiLowercased, $0) }, uniquingKeysWith: { first, _ in first })
+        let tableName = definition.name
+        uniqueConstraints = try scratch.inDatabase { db in
+            try Self.checkDefaultsAreFinite(writable, of: name, strict: definition.isStrict, in: db)
+            return try SyncUniqueConstraint.declared(
+                in: db, table: tableName, columns: columns, keyColumnIndexes: keyColumnIndexes)
+        }
+        mayHaveChecks = definition.sql.asciiLowercased.contains("check")
+        for (new, old) in renamedColumns {
+            guard columnIndexByName[new.asciiLowercased] != nil, columnIndexByName[old.asciiLowercased] == nil else {
+                throw SyncServerError(
+                    .invalidConfiguration,
+                    "table \(JSONWriter.quoted(name)) renames column \(JSONWriter.quoted(old)) to "
+                        + "\(JSONWriter.quoted(new)): \"renamed_columns\" maps a declared column to a name the table "
+                        + "no longer declares")
+            }
+        }
+    }
+
+    /// Evaluates every DEFAULT as a row would take it (in a column of the same type) and refuses
+    /// one that gives infinity or NaN: JSON cannot carry it, so no device could receive the row.
+    private static func checkDefaultsAreFinite(
+        _ columns: [ColumnDefinition], of table: String, strict: Bool, in db: Database
+    ) throws {
+        for column in columns {
+            guard let defaultSQL = column.defaultSQL else { continue }
+            // The type and the expression are SQLite's own reading of the configured schema.
+            let type = strict && column.type.isEmpty ? "ANY" : column.type
+            let value: DatabaseValue?
+            do {
+                try db.execute(
+                    sql: "CREATE TEMP TABLE serialdb_default_probe(v \(type) DEFAULT (\(defaultSQL)))"
+                        + (strict ? " STRICT" : ""))
+                defer { try? db.execute(sql: "DROP TABLE temp.serialdb_default_probe") }
+                try db.execute(sql: "INSERT INTO temp.serialdb_default_probe DEFAULT VALUES")
+                value = try db.fetchOne(Row.self, sql: "SELECT v FROM temp.serialdb_default_probe")?[0]
+            } catch {
+                throw SyncServerError(
+                    .invalidConfiguration,
+                    "the DEFAULT of column \(JSONWriter.quoted(column.name)) of table \(JSONWriter.quoted(table)) "
+                        + "cannot be evaluated on its own: \(error)")
+            }
+            if case .real(let double)? = value, !double.isFinite {
+                throw SyncServerError(
+                    .invalidConfiguration,
+                    "the DEFAULT of column \(JSONWriter.quoted(column.name)) of table \(JSONWriter.quoted(table)) "
+                        + "is \(double), which JSON cannot carry; give it a finite default")
+            }
+        }
     }
 
     /// The names of the primary-key columns, in key order.
@@ -86,12 +157,14 @@ public final class SyncTable: Sendable {
     /// The names of the writable columns, in declared order.
     public var columnNames: [String] { columns.map(\.name) }
 
-    /// A row checked against the declaration: its canonical key, and the row as stored and
-    /// served (every column, in declared order, in the wire encoding).
+    /// A row checked against the declaration: its canonical key, the row as stored and served
+    /// (every column, in declared order, in the wire encoding), and its values under each
+    /// UNIQUE constraint.
     struct ValidatedRow {
         let key: String
         let keyJSON: String
         let rowJSON: String
+        let uniqueValues: [SyncUniqueValue]
     }
 
     /// A key checked against the declaration: canonical, and as a JSON object (a tombstone's row).
@@ -100,9 +173,11 @@ public final class SyncTable: Sendable {
         let keyJSON: String
     }
 
-    /// Checks an uploaded row: no unknown column, every key column, NOT NULL columns without a
-    /// default given, every value of a type its column takes. Left-out columns take their
-    /// DEFAULT (evaluated by SQLite) or NULL.
+    /// Checks an uploaded row as SQLite on a device would: no unknown column, every key
+    /// column, NOT NULL columns without a default given, every value of a type its column
+    /// takes, no infinity or NaN, and the CHECK constraints hold. Left-out columns take their
+    /// DEFAULT (evaluated by SQLite) or NULL. UNIQUE constraints span the owner's rows: the
+    /// store checks the returned `uniqueValues`.
     func validate(row members: [String: JSONValue]) throws(SyncRejection) -> ValidatedRow {
         var values = [DatabaseValue?](repeating: nil, count: columns.count)
         try convert(members, into: &values, what: "row")
@@ -118,8 +193,8 @@ public final class SyncTable: Sendable {
                 values[index] = .null
             }
         }
-        if !missingDefaults.isEmpty {
-            try fillDefaults(missingDefaults, in: &values)
+        if !missingDefaults.isEmpty || mayHaveChecks {
+            try tryInScratch(missingDefaults, in: &values)
         }
         var row = JSONWriter(capacity: 64 * columns.count)
         row.raw("{")
@@ -127,10 +202,19 @@ public final class SyncTable: Sendable {
             if index > 0 { row.raw(",") }
             row.string(column.name)
             row.raw(":")
-            row.value(values[index]!)
+            let value = values[index]!
+            if case .real(let double) = value, !double.isFinite {
+                throw SyncRejection(
+                    "column \(JSONWriter.quoted(column.name)) would hold \(double), which JSON cannot carry")
+            }
+            row.value(value)
         }
         row.raw("}")
-        return ValidatedRow(key: try canonicalKey(values), keyJSON: keyObject(values), rowJSON: row.string)
+        return ValidatedRow(
+            key: try canonicalKey(values), keyJSON: keyObject(values), rowJSON: row.string,
+            uniqueValues: uniqueConstraints.compactMap { constraint in
+                constraint.value(of: values).map { SyncUniqueValue(value: $0, constraint: constraint.label) }
+            })
     }
 
     /// Checks a key given for a delete: exactly the primary-key columns, each of its type.
@@ -161,12 +245,31 @@ public final class SyncTable: Sendable {
         return object.string
     }
 
+    /// Whether the table declares a writable column of this name (SQLite's ASCII-only case folding).
+    func hasColumn(named name: String) -> Bool {
+        columnIndex(named: name) != nil
+    }
+
+    /// The position of the column SQLite would take `name` for: equal bytes once `A`–`Z` are
+    /// folded. The dictionaries find candidates; the bytes decide, because Swift compares
+    /// strings by canonical equivalence (the Kelvin sign equals `K` there, never in SQLite).
+    private func columnIndex(named name: String) -> Int? {
+        // Exact names first: lowercasing every member name costs an allocation each.
+        if let index = columnIndexByExactName[name], columns[index].name.utf8.elementsEqual(name.utf8) {
+            return index
+        }
+        let folded = name.asciiLowercased
+        if let index = columnIndexByName[folded], columns[index].name.asciiLowercased.utf8.elementsEqual(folded.utf8) {
+            return index
+        }
+        return nil
+    }
+
     private func convert(
         _ members: [String: JSONValue], into values: inout [DatabaseValue?], what: String
     ) throws(SyncRejection) {
         for (name, json) in members {
-            // Exact names first: lowercasing every member name costs an allocation each.
-            guard let index = columnIndexByExactName[name] ?? columnIndexByName[name.lowercased()] else {
+            guard let index = columnIndex(named: name) else {
                 throw SyncRejection(
                     "the \(what) names column \(JSONWriter.quoted(name)), which table "
                         + "\(JSONWriter.quoted(self.name)) does not have")
@@ -195,22 +298,25 @@ public final class SyncTable: Sendable {
         return key.string
     }
 
-    /// Lets SQLite evaluate the DEFAULT expressions of the left-out columns: the row is
-    /// inserted into the scratch copy of the table and read back, then rolled back.
-    private func fillDefaults(_ missing: [Int], in values: inout [DatabaseValue?]) throws(SyncRejection) {
+    /// Lets SQLite evaluate the DEFAULT expressions of the left-out columns and the CHECK
+    /// constraints: the row is inserted into the scratch copy of the table (the defaults read
+    /// back), then rolled back.
+    private func tryInScratch(_ missing: [Int], in values: inout [DatabaseValue?]) throws(SyncRejection) {
         let given = values.indices.filter { values[$0] != nil }
-        let insert =
+        var insert =
             "INSERT INTO \(name.quotedDatabaseIdentifier)("
             + given.map { columns[$0].name.quotedDatabaseIdentifier }.joined(separator: ", ")
-            + ") VALUES (" + given.map { _ in "?" }.joined(separator: ", ") + ") RETURNING "
-            + missing.map { columns[$0].name.quotedDatabaseIdentifier }.joined(separator: ", ")
+            + ") VALUES (" + given.map { _ in "?" }.joined(separator: ", ") + ")"
+        if !missing.isEmpty {
+            insert += " RETURNING " + missing.map { columns[$0].name.quotedDatabaseIdentifier }.joined(separator: ", ")
+        }
         let arguments = StatementArguments(given.map { values[$0]! })
         let defaults: [DatabaseValue]
         do {
             var read: [DatabaseValue] = []
             // The scratch table stays empty: the savepoint is always rolled back.
             try scratch.inSavepoint { db in
-                let row = try db.makeStatement(sql: insert).fetchOne(Row.self, arguments: arguments)
+                let row = try db.cachedStatement(sql: insert).fetchOne(Row.self, arguments: arguments)
                 read = (0..<missing.count).map { row?[$0] ?? .null }
                 return .rollback
             }

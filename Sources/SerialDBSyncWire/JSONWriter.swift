@@ -14,6 +14,11 @@ public struct JSONWriter: Sendable {
         bytes.reserveCapacity(capacity)
     }
 
+    /// Makes room for `count` more bytes, so that writing them does not grow the buffer again.
+    public mutating func reserve(_ count: Int) {
+        bytes.reserveCapacity(bytes.count + count)
+    }
+
     /// The text written so far.
     public var data: Data { Data(bytes) }
 

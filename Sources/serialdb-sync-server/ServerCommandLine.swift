@@ -17,10 +17,13 @@ struct ServerCommandLine {
     var postgresConnections: Int?
     var host = "127.0.0.1"
     var port: UInt16 = 8080
+    var maximumConnectionsPerAddress: Int?
+    var requestTimeoutSeconds: Int?
 
     static let usage = """
         usage: serialdb-sync-server --config sync.json (--db server.sqlite | --postgres URL) [--host 127.0.0.1] [--port 8080]
-                                    [--postgres-connections 4]
+                                    [--postgres-connections 4] [--max-connections-per-address 100]
+                                    [--request-timeout 60]
                serialdb-sync-server purge-tombstones --config sync.json (--db FILE | --postgres URL) --through VERSION
 
         Serves the tables of sync.json to the accounts of its tokens (see the README, "Sync server").
@@ -31,6 +34,12 @@ struct ServerCommandLine {
         --postgres URL keeps the rows in PostgreSQL (postgresql://user:password@host:5432/database),
         where several server processes can share one database; each opens at most
         --postgres-connections connections to it.
+
+        --max-connections-per-address N refuses connections from one client address beyond N
+        (default 100, of 1000 in all). --request-timeout SECONDS closes a connection whose request
+        has not arrived whole within SECONDS, or whose answer has not been read within as many
+        again, however steadily its bytes trickle in (default 60; an idle connection is closed
+        after 30).
 
         purge-tombstones removes the tombstones with a version up to VERSION; clients whose cursor
         is below it are told to fetch again from 0.
@@ -70,6 +79,10 @@ struct ServerCommandLine {
                     throw UsageError("--postgres-connections needs a number of 1 or more, not `\(text)`")
                 }
                 postgresConnections = count
+            case "--max-connections-per-address":
+                maximumConnectionsPerAddress = try Self.positive(flag, try value())
+            case "--request-timeout":
+                requestTimeoutSeconds = try Self.positive(flag, try value(), unit: "a number of seconds")
             case "--host": host = try value()
             case "--port":
                 let text = try value()
@@ -99,12 +112,26 @@ struct ServerCommandLine {
         if postgresConnections != nil && postgresURL == nil {
             throw UsageError("--postgres-connections belongs to --postgres URL")
         }
+        if purge && (maximumConnectionsPerAddress != nil || requestTimeoutSeconds != nil) {
+            throw UsageError(
+                "--max-connections-per-address and --request-timeout belong to serving, not purge-tombstones")
+        }
         if purge {
             guard let through else { throw UsageError("purge-tombstones needs --through VERSION") }
             command = .purgeTombstones(through: through)
         } else if through != nil {
             throw UsageError("--through belongs to purge-tombstones")
         }
+    }
+}
+
+extension ServerCommandLine {
+    /// `text` as a whole number of 1 or more, or a usage error naming `flag`.
+    fileprivate static func positive(_ flag: String, _ text: String, unit: String = "a number") throws -> Int {
+        guard let number = Int(text), number >= 1 else {
+            throw UsageError("\(flag) needs \(unit) of 1 or more, not `\(text)`")
+        }
+        return number
     }
 }
 

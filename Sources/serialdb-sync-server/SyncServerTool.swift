@@ -62,6 +62,8 @@ struct SyncServerTool {
         var options = SyncServerOptions()
         options.host = commandLine.host
         options.port = commandLine.port
+        if let limit = commandLine.maximumConnectionsPerAddress { options.maximumConnectionsPerAddress = limit }
+        if let seconds = commandLine.requestTimeoutSeconds { options.requestTimeoutSeconds = seconds }
         options.log = { entry in printError(entry.description) }
         let server = try SyncServer(configuration: configuration, store: store, options: options)
         // Written straight to the file descriptor: a parent reading the pipe sees it at once.

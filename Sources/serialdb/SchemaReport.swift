@@ -39,6 +39,9 @@ struct SchemaReport {
                         + "(\(key.parentColumns.joined(separator: ", "))) on delete \(key.onDelete)")
             }
         }
+        for table in schema.virtualTables {
+            lines.append("virtual table \(table.name) (\(table.summary))")
+        }
         for object in schema.indexes + schema.triggers + schema.views {
             lines.append("\(object.kind.rawValue) \(object.name) on \(object.tableName)")
         }

@@ -18,6 +18,7 @@ struct SerialDBTool {
                --rename-table OLD=NEW       keep a table's data under a new name
                --allow-drop TABLE[.COLUMN]  allow dropping a table or column that holds data
                --fill TABLE.COLUMN=VALUE    value for existing rows of a new NOT NULL column
+               --convert TABLE.COLUMN       allow a type change that alters stored values ('0042' → 42)
         exit status: 0 ok, 1 failed, 2 usage error, 3 refused (nothing changed)
         """
 

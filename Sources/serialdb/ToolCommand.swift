@@ -39,6 +39,12 @@ struct ToolCommand {
                 } else {
                     options.allowDropping(table: value)
                 }
+            case "--convert":
+                let parts = value.split(separator: ".", maxSplits: 1).map(String.init)
+                guard parts.count == 2 else {
+                    throw UsageError(message: "--convert wants TABLE.COLUMN, got `\(value)`")
+                }
+                options.allowConverting(column: parts[1], inTable: parts[0])
             case "--fill":
                 let (table, column, text) = try Self.split(value, flag: flag)
                 // Bound as text, the value takes the column's type affinity on its way in, as

@@ -30,8 +30,8 @@ final class AuditingSyncStore: SyncStore {
         try base.latestVersions(of: tables)
     }
 
-    func changes(table: String, owner: String, since: Int64, limit: Int) throws -> SyncChangePage {
-        try base.changes(table: table, owner: owner, since: since, limit: limit)
+    func changes(table: String, owner: String, since: Int64, limit: Int, maximumBytes: Int) throws -> SyncChangePage {
+        try base.changes(table: table, owner: owner, since: since, limit: limit, maximumBytes: maximumBytes)
     }
 
     func apply(account: String, clientID: String?, mutations: [SyncMutation]) throws -> [SyncMutationResult] {
@@ -59,6 +59,16 @@ final class AuditingSyncStore: SyncStore {
 
     func purgeTombstones(through version: Int64) throws -> (purged: Int, floor: Int64) {
         try base.purgeTombstones(through: version)
+    }
+
+    func purgeFloor() throws -> Int64 {
+        try base.purgeFloor()
+    }
+
+    func adoptDefinition(
+        table: String, schema: String, renamedFrom: String?, carryOver: ([SyncStoredRow]) throws -> [SyncStoredRow]
+    ) throws {
+        try base.adoptDefinition(table: table, schema: schema, renamedFrom: renamedFrom, carryOver: carryOver)
     }
 
     func close() throws {

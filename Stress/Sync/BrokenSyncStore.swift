@@ -18,8 +18,8 @@ final class BrokenSyncStore: SyncStore {
         try base.latestVersions(of: tables)
     }
 
-    func changes(table: String, owner: String, since: Int64, limit: Int) throws -> SyncChangePage {
-        var page = try base.changes(table: table, owner: owner, since: since, limit: limit)
+    func changes(table: String, owner: String, since: Int64, limit: Int, maximumBytes: Int) throws -> SyncChangePage {
+        var page = try base.changes(table: table, owner: owner, since: since, limit: limit, maximumBytes: maximumBytes)
         switch mode {
         case .forgetTombstones:
             page.changes.removeAll(where: \.deleted)
@@ -52,6 +52,16 @@ final class BrokenSyncStore: SyncStore {
 
     func purgeTombstones(through version: Int64) throws -> (purged: Int, floor: Int64) {
         try base.purgeTombstones(through: version)
+    }
+
+    func purgeFloor() throws -> Int64 {
+        try base.purgeFloor()
+    }
+
+    func adoptDefinition(
+        table: String, schema: String, renamedFrom: String?, carryOver: ([SyncStoredRow]) throws -> [SyncStoredRow]
+    ) throws {
+        try base.adoptDefinition(table: table, schema: schema, renamedFrom: renamedFrom, carryOver: carryOver)
     }
 
     func close() throws {

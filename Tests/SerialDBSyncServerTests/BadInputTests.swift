@@ -2,18 +2,14 @@ import Foundation
 import SerialDBSyncServer
 import Testing
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Input no client should send: each gets a 4xx (or a closed connection), and the server
 /// answers the next good request as if nothing happened.
-@Suite struct BadInputTests {
+@Suite(.timeLimit(.minutes(5))) struct BadInputTests {
     @Test(arguments: SyncStoreKind.persistent)
     func badBodiesOfEveryKindGet400AndLeaveTheServerHealthy(_ kind: SyncStoreKind) async throws {
         let running = try RunningSyncServer(kind)
         defer { try? running.stop() }
-        let bodies: [Data] = [
+        let start: [Data] = [
             Data([0xFF, 0xFE, 0x00, 0x01]),
             Data(#"{"table": "\#u{0}"}"#.utf8),
             Data([UInt8(ascii: "\""), 0xC3, 0x28, UInt8(ascii: "\"")]),
@@ -23,15 +19,32 @@ import Testing
             Data(#"{"table": 99999999999999999999999, "since": 0}"#.utf8),
             Data(#"{"table": "note", "since": 0} trailing"#.utf8),
             Data(#"{"table": "note\ud800", "since": 0}"#.utf8),
-            Data(#"{"table": "note", "since": 0,}"#.utf8),
             Data("null".utf8),
             Data("\"just a string\"".utf8),
             Data(#"{"table": true, "since": 0}"#.utf8),
         ]
+        // A body every call accepts, but for one string member: lone surrogates, and invalid
+        // UTF-8 (a lone continuation byte, overlong forms, an encoded surrogate, a cut sequence,
+        // bytes no UTF-8 holds, a code point above U+10FFFF).
+        func acceptable(_ junk: [UInt8]) -> Data {
+            Data(#"{"tables": [], "table": "note", "since": 0, "client_id": "d", "mutations": [], "junk": ""#.utf8)
+                + junk + Data(#""}"#.utf8)
+        }
+        let unacceptable: [[UInt8]] = [
+            Array(#"\ud800"#.utf8), Array(#"\udc00"#.utf8), Array(#"\ud800\u0041"#.utf8), Array(#"\ud800\ud800"#.utf8),
+            Array(#"\udfff\ud800"#.utf8), [0x80], [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xE2, 0x82],
+            [0xFE], [0xF4, 0x90, 0x80, 0x80], [0xF8, 0x88, 0x80, 0x80, 0x80],
+        ]
+        let paths = ["/v1/check-update", "/v1/fetch-schema", "/v1/fetch-data", "/v1/post-data"]
+        for path in paths {
+            let control = try await running.alice.send(path, body: acceptable(Array("fine é \u{10FFFF}".utf8)))
+            #expect(control.status == 200, "\(path) accepts the body with valid text")
+        }
+        let bodies = start + unacceptable.map(acceptable)
         for body in bodies {
-            for path in ["/v1/check-update", "/v1/fetch-schema", "/v1/fetch-data", "/v1/post-data"] {
+            for path in paths {
                 let answer = try await running.alice.send(path, body: body)
-                #expect(answer.status == 400, "\(path) \(String(decoding: body.prefix(40), as: UTF8.self))")
+                #expect(answer.status == 400, "\(path) \(String(decoding: body.suffix(60), as: UTF8.self))")
             }
         }
         try await expectHealthy(running)
@@ -102,26 +115,10 @@ import Testing
     #if canImport(Glibc)
         /// Writes bytes on a new connection, reads whatever comes back, and closes it.
         private func sendRaw(_ text: String, to port: UInt16) throws {
-            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            #expect(socket >= 0)
-            defer { close(socket) }
-            var timeout = timeval(tv_sec: 5, tv_usec: 0)
-            setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = port.bigEndian
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            #expect(connected == 0)
-            let bytes = Array(text.utf8)
-            _ = bytes.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            shutdown(socket, Int32(SHUT_WR))
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            _ = recv(socket, &buffer, buffer.count, 0)
+            let connection = try RawConnection(port: port)
+            connection.send(text)
+            connection.finishSending()
+            _ = connection.answer(within: 5)
         }
     #endif
 }

@@ -5,7 +5,7 @@ import Testing
 
 /// Many writers upload while fetchers follow their cursors: a cursor never skips a row,
 /// because versions follow commit order.
-@Suite struct ConcurrentSyncTests {
+@Suite(.timeLimit(.minutes(5))) struct ConcurrentSyncTests {
     @Test(arguments: SyncStoreKind.allCases)
     func fetchersFollowingTheirCursorsNeverMissARowWhileManyWritersUpload(_ kind: SyncStoreKind) async throws {
         let running = try RunningSyncServer(kind) { $0.threads = 8 }

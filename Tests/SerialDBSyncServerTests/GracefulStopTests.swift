@@ -4,7 +4,7 @@ import SerialDBTestSupport
 import Testing
 
 /// Stopping the server finishes the requests in flight before it closes the connections.
-@Suite struct GracefulStopTests {
+@Suite(.timeLimit(.minutes(5))) struct GracefulStopTests {
     @Test func stopAnswersTheRequestInFlightBeforeItReturns() async throws {
         let gate = GatedStore(try SQLiteSyncStore())
         var options = SyncServerOptions()
@@ -53,14 +53,14 @@ final class GatedStore: SyncStore, @unchecked Sendable {
         }
     }
 
-    func changes(table: String, owner: String, since: Int64, limit: Int) throws -> SyncChangePage {
+    func changes(table: String, owner: String, since: Int64, limit: Int, maximumBytes: Int) throws -> SyncChangePage {
         condition.withLock {
             didEnter = true
             // Bounded: a test that never opens the gate fails instead of hanging.
             let deadline = Date().addingTimeInterval(30)
             while !isOpen && condition.wait(until: deadline) {}
         }
-        return try base.changes(table: table, owner: owner, since: since, limit: limit)
+        return try base.changes(table: table, owner: owner, since: since, limit: limit, maximumBytes: maximumBytes)
     }
 
     func latestVersions(of tables: [(table: String, owner: String)]) throws -> [Int64] {
@@ -73,6 +73,16 @@ final class GatedStore: SyncStore, @unchecked Sendable {
 
     func purgeTombstones(through version: Int64) throws -> (purged: Int, floor: Int64) {
         try base.purgeTombstones(through: version)
+    }
+
+    func purgeFloor() throws -> Int64 {
+        try base.purgeFloor()
+    }
+
+    func adoptDefinition(
+        table: String, schema: String, renamedFrom: String?, carryOver: ([SyncStoredRow]) throws -> [SyncStoredRow]
+    ) throws {
+        try base.adoptDefinition(table: table, schema: schema, renamedFrom: renamedFrom, carryOver: carryOver)
     }
 
     func close() throws {

@@ -11,7 +11,10 @@ final class RunningSyncServer: Sendable {
     let server: SyncServer
     let log = Locked<[SyncRequestLog]>([])
 
-    init(_ kind: SyncStoreKind, configure: (inout SyncServerOptions) -> Void = { _ in }) throws {
+    init(
+        _ kind: SyncStoreKind, configuration: SyncServerConfiguration? = nil,
+        configure: (inout SyncServerOptions) -> Void = { _ in }
+    ) throws {
         directory = try TemporaryDirectory()
         location = try kind.makeLocation(in: directory)
         store = try location.open()
@@ -20,7 +23,8 @@ final class RunningSyncServer: Sendable {
         let log = self.log
         options.log = { entry in log.withLock { $0.append(entry) } }
         configure(&options)
-        server = try SyncServer(configuration: try SyncFixtures.configuration(), store: store, options: options)
+        server = try SyncServer(
+            configuration: try configuration ?? SyncFixtures.configuration(), store: store, options: options)
     }
 
     /// A client with a token (`nil`: none).

@@ -4,7 +4,7 @@ import SerialDBTestSupport
 import Testing
 
 /// The `serialdb-sync-server` executable: its command line, crash recovery and clean stop.
-@Suite struct ServerExecutableTests {
+@Suite(.timeLimit(.minutes(5))) struct ServerExecutableTests {
     private func files() throws -> (TemporaryDirectory, config: String, db: String) {
         let directory = try TemporaryDirectory()
         let config = directory.path("sync.json")
@@ -66,6 +66,34 @@ import Testing
         try store.close()
     }
 
+    #if canImport(Glibc)
+        @Test func sigtermFinishesTheRequestInFlightBeforeExiting() async throws {
+            let (directory, config, db) = try files()
+            _ = directory
+            let server = try ServerProcess(arguments: [
+                "--config", config, "--db", db, "--port", "0", "--max-connections-per-address", "5",
+                "--request-timeout", "120",
+            ])
+            let url = try await server.listeningURL()
+            let connection = try RawConnection(port: UInt16(url.port ?? 0))
+            let body = #"{"client_id": "d", "mutations": [\#(upsert(1, "note", #"{"id": "a", "title": "t"}"#))]}"#
+            // "100 Continue" says the server has the headers: the request is in flight.
+            connection.send(
+                "POST /v1/post-data HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t-alice\r\n"
+                    + "Expect: 100-continue\r\nContent-Length: \(body.utf8.count)\r\n\r\n")
+            #expect(connection.answer()?.hasPrefix("HTTP/1.1 100") == true)
+            server.signal(SIGTERM)
+            connection.send(body)
+            let answer = try #require(connection.answer())
+            #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(80))")
+            #expect(answer.contains(#""status":"applied""#))
+            #expect(try await server.exitStatus() == 0)
+            let store = try SQLiteSyncStore(path: db)
+            #expect(try store.latestVersions(of: [("note", "alice")]) == [1])
+            try store.close()
+        }
+    #endif
+
     @Test func sigintStopsCleanlyToo() async throws {
         let (directory, config, db) = try files()
         _ = directory
@@ -80,7 +108,7 @@ import Testing
         let (directory, config, _) = try files()
         let location = try kind.makeLocation(in: directory)
         let store = try location.open()
-        let service = SyncService(configuration: try SyncFixtures.configuration(), store: store)
+        let service = try SyncService(configuration: try SyncFixtures.configuration(), store: store)
         _ = try service.load(
             rows: [.object(["id": .string("a"), "title": .string("t")])], into: "note", account: "alice")
         let key = #"["a"]"#
@@ -129,6 +157,11 @@ import Testing
             ["--config", config, "--db", db, "--verbose"],
             ["--config", config, "--db", db, "--postgres-connections", "2"],
             ["--config", config, "--postgres", "postgresql://x", "--postgres-connections", "0"],
+            ["--config", config, "--db", db, "--max-connections-per-address", "0"],
+            ["--config", config, "--db", db, "--max-connections-per-address", "many"],
+            ["--config", config, "--db", db, "--request-timeout", "-1"],
+            ["--config", config, "--db", db, "--request-timeout"],
+            ["purge-tombstones", "--config", config, "--db", db, "--through", "1", "--request-timeout", "5"],
         ] {
             let process = try ServerProcess(arguments: arguments)
             #expect(try await process.exitStatus() == 2, "\(arguments)")

@@ -15,6 +15,8 @@ struct SyncHTTPClient: Sendable {
     struct Answer: Sendable {
         let status: Int
         let json: JSONValue
+        /// The body's length in bytes.
+        var byteCount = 0
 
         /// `error.code` of an error body.
         var errorCode: String? { json.objectValue?["error"]?.objectValue?["code"]?.stringValue }
@@ -36,7 +38,7 @@ struct SyncHTTPClient: Sendable {
         }
         let (data, response) = try await URLSession.shared.data(for: request)
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        return Answer(status: status, json: try JSONValue.parse(data))
+        return Answer(status: status, json: try JSONValue.parse(data), byteCount: data.count)
     }
 
     /// POSTs JSON text.

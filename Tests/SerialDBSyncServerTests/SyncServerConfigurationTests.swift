@@ -1,21 +1,14 @@
 import Foundation
+import SerialDBSyncWire
 import SerialDBTestSupport
 import Testing
 
 @testable import SerialDBSyncServer
 
 /// The configuration file, and what the server does when its tables change.
-@Suite struct SyncServerConfigurationTests {
+@Suite(.timeLimit(.minutes(5))) struct SyncServerConfigurationTests {
     private func refusal(_ json: String) -> String? {
-        do {
-            _ = try SyncServerConfiguration(json: Data(json.utf8))
-            return nil
-        } catch let error as SyncServerError {
-            #expect(error.code == .invalidConfiguration)
-            return error.message
-        } catch {
-            return "\(error)"
-        }
+        SyncFixtures.refusal { _ = try SyncServerConfiguration(json: Data(json.utf8)) }
     }
 
     @Test func theFileOfDesignMdIsReadWithItsTablesAndTokens() throws {
@@ -74,6 +67,48 @@ import Testing
         }
     }
 
+    @Test func definitionsNoDeviceCouldFollowAreRefusedWithWhatToDo() {
+        let tokens = #""tokens": [{"token": "a", "account": "alice"}]"#
+        func config(_ schema: String, extra: String = "") -> String {
+            #"{"tables": [{"name": "t", "scope": "account", "struct_version": 1, "schema": "\#(schema)"\#(extra)}], \#(tokens)}"#
+        }
+        let cases: [(String, String)] = [
+            (config("CREATE TABLE t(id TEXT PRIMARY KEY COLLATE NOCASE)"), "primary-key column \"id\" COLLATE NOCASE"),
+            (
+                config("CREATE TABLE t(a TEXT COLLATE RTRIM, b INTEGER, PRIMARY KEY (b, a)) WITHOUT ROWID"),
+                "primary-key column \"a\" COLLATE RTRIM"
+            ),
+            (
+                config("CREATE TABLE t(id PRIMARY KEY, e TEXT); CREATE UNIQUE INDEX t_e ON t(e) WHERE e <> ''"),
+                "partial"
+            ),
+            (config("CREATE TABLE t(id PRIMARY KEY, e TEXT); CREATE UNIQUE INDEX t_e ON t(lower(e))"), "expression"),
+            (config("CREATE TABLE t(id PRIMARY KEY, r REAL DEFAULT 1e999)"), "JSON cannot carry"),
+            (config("CREATE TABLE t(id PRIMARY KEY, r REAL DEFAULT '-1e999')"), "JSON cannot carry"),
+            (config("CREATE TABLE t(id INTEGER PRIMARY KEY, r ANY DEFAULT (9e999)) STRICT"), "JSON cannot carry"),
+            (
+                config("CREATE TABLE t(id PRIMARY KEY, b)", extra: #", "renamed_columns": {"c": "a"}"#),
+                "renamed_columns"
+            ),
+            (
+                config("CREATE TABLE t(id PRIMARY KEY, b)", extra: #", "renamed_columns": {"b": "id"}"#),
+                "renamed_columns"
+            ),
+            (config("CREATE TABLE t(id PRIMARY KEY)", extra: #", "renamed_from": "T""#), "renamed_from"),
+            (config("CREATE TABLE t(id PRIMARY KEY)", extra: #", "renamed_from": 3"#), "renamed_from"),
+        ]
+        for (json, reason) in cases {
+            let message = refusal(json)
+            #expect(message?.contains(reason) == true, "\(json): \(message ?? "accepted")")
+        }
+        // What the server can enforce is accepted: NOCASE and RTRIM in UNIQUE, finite defaults.
+        #expect(
+            refusal(
+                config(
+                    "CREATE TABLE t(id INTEGER PRIMARY KEY, e TEXT COLLATE NOCASE UNIQUE, r REAL DEFAULT 1e308); "
+                        + "CREATE UNIQUE INDEX t_r ON t(r, e COLLATE RTRIM)")) == nil)
+    }
+
     @Test func tokensAreComparedWholeWhateverTheirLength() {
         let same = SyncServerConfiguration.constantTimeEqualForTesting
         #expect(same("t-alice", "t-alice"))
@@ -83,6 +118,41 @@ import Testing
         #expect(same("", ""))
         // Lengths 256 apart must not compare equal through a truncated length difference.
         #expect(!same("a", "a" + String(repeating: "\u{0}", count: 256)))
+    }
+
+    @Test func aTokenNoHTTPHeaderCouldCarryIsRefusedWithoutShowingIt() {
+        func config(_ token: String) -> String {
+            var writer = JSONWriter()
+            writer.string(token)
+            return #"{"tables": [], "tokens": [{"token": "t-bob", "account": "bob"}, "#
+                + #"{"token": \#(writer.string), "account": "alice"}]}"#
+        }
+        let long = String(repeating: "k", count: SyncServerConfiguration.maximumTokenLength + 1)
+        for token in [long, "t-alice\u{0}", "t-\u{1b}alice", "t-alice\n", " t-alice", "t-alice\t", "t\u{7f}"] {
+            let message = refusal(config(token))
+            #expect(message?.contains(#"the token of account "alice""#) == true, "\(token.prefix(20).debugDescription)")
+            #expect(message?.contains(token) == false, "the message must not show the token")
+        }
+        #expect(refusal(config(long))?.contains("\(long.utf8.count) bytes long") == true)
+        #expect(refusal(config("t-al ice é")) == nil, "inner spaces and non-ASCII are fine")
+    }
+
+    @Test func theLongestTokenAllowedIsUsableOverHTTP() async throws {
+        let token = String(repeating: "k", count: SyncServerConfiguration.maximumTokenLength)
+        let configuration = try SyncServerConfiguration(
+            tables: try SyncFixtures.configuration().tables, tokens: [token: "alice"])
+        var options = SyncServerOptions()
+        options.port = 0
+        let store = try SQLiteSyncStore()
+        let server = try SyncServer(configuration: configuration, store: store, options: options)
+        defer {
+            server.stop()
+            try? store.close()
+        }
+        let answer = try await SyncHTTPClient(baseURL: server.url, token: token).post(
+            "/v1/check-update", #"{"tables": []}"#)
+        #expect(answer.status == 200)
+        #expect(answer["account"] == .string("alice"))
     }
 
     @Test func aRestartWithANewStructVersionKeepsTheRowsAndValidatesAgainstTheNewSchema() async throws {

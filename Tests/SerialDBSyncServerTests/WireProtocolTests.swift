@@ -1,9 +1,10 @@
 import Foundation
 import SerialDBSyncServer
+import SerialDBSyncWire
 import Testing
 
 /// The four calls of DESIGN.md's wire protocol, over real HTTP, against every store.
-@Suite struct WireProtocolTests {
+@Suite(.timeLimit(.minutes(5))) struct WireProtocolTests {
     @Test(arguments: SyncStoreKind.allCases)
     func checkUpdateListsEveryTableWithItsScopeOwnerAndWhatChanged(_ kind: SyncStoreKind) async throws {
         let running = try RunningSyncServer(kind)
@@ -37,6 +38,45 @@ import Testing
         let upToDate = try await alice.post(
             "/v1/check-update", #"{"tables": [{"table": "note", "struct_version": 1, "version": 1}]}"#)
         #expect(upToDate["tables"]?[0]?["data_changed"] == .bool(false))
+    }
+
+    @Test(arguments: SyncStoreKind.allCases)
+    func aFetchDataPageStopsBeforeItWouldPassFourMebibytesOfJSON(_ kind: SyncStoreKind) async throws {
+        let running = try RunningSyncServer(kind)
+        defer { try? running.stop() }
+        let pageBytes = SyncService.maximumPageBytes
+        // Twelve rows of a little under 1 MiB, then one whose JSON alone nearly fills a page.
+        let titles =
+            (1...12).map { String(repeating: "\($0 % 10)", count: 1_000_000) } + [
+                String(repeating: "z", count: pageBytes - 200)
+            ]
+        let rows = titles.enumerated().map { index, title in
+            JSONValue.object(["id": .string("r\(index + 1)"), "title": .string(title), "body": .null])
+        }
+        let loaded = try running.server.service.load(rows: rows, into: "note", account: "alice")
+        #expect(loaded == (1...13).map { .applied(version: Int64($0)) })
+
+        var cursor: Int64 = 0
+        var pages: [SyncHTTPClient.Answer] = []
+        while pages.count < 20 {
+            let page = try await running.alice.fetchData("note", since: cursor, limit: 5000)
+            #expect(page.status == 200)
+            pages.append(page)
+            cursor = page["version"]?.integerValue ?? cursor
+            guard page["has_more"] == .bool(true) else { break }
+        }
+        let changes = pages.flatMap { $0["changes"]?.arrayValue ?? [] }
+        #expect(changes.map { $0["version"] } == (1...13).map { .integer(Int64($0)) }, "every row once, in order")
+        #expect(changes.map { $0["row"]?["title"] } == titles.map { .string($0) })
+        #expect(pages.count >= 4)
+        for page in pages {
+            let count = page["changes"]?.arrayValue?.count ?? 0
+            #expect(count >= 1, "a page with more to come holds at least one change")
+            #expect(page.byteCount <= pageBytes, "a page of \(count) change(s) is \(page.byteCount) bytes")
+        }
+        #expect(pages.dropLast().allSatisfy { $0["has_more"] == .bool(true) })
+        #expect(pages.last?["has_more"] == .bool(false))
+        #expect(pages.last?["changes"]?.arrayValue?.count == 1, "the near-4 MiB row comes alone")
     }
 
     @Test(arguments: SyncStoreKind.allCases)
@@ -174,12 +214,58 @@ import Testing
         #expect(retry.json == first.json)
         let rows = try await alice.fetchAll("note").changes
         #expect(rows.map { $0["row"]?["title"] } == [.string("two")])
-        // A seq repeated inside one request is applied once.
+        // A seq repeated inside one request could not be answered twice on a retry: the
+        // request is refused and nothing of it applied.
         let twice = try await alice.postData(
             client: "d3",
-            [upsert(1, "note", #"{"id": "c", "title": "x"}"#), upsert(1, "note", #"{"id": "d", "title": "y"}"#)])
-        #expect(twice["results"]?[0] == twice["results"]?[1])
-        #expect(try await alice.fetchAll("note").changes.count == 2)
+            [
+                upsert(1, "note", #"{"id": "c", "title": "x"}"#), upsert(2, "note", #"{"id": "e", "title": "z"}"#),
+                upsert(1, "note", #"{"id": "d", "title": "y"}"#),
+            ])
+        #expect(twice.status == 400)
+        #expect(twice.errorCode == "bad_request")
+        #expect(twice.errorMessage?.contains("mutation 3 repeats seq 1") == true, "\(twice.json)")
+        #expect(try await alice.fetchAll("note").changes.map { $0["row"]?["id"] } == [.string("a")])
+        let afterwards = try await alice.postData(client: "d3", [upsert(1, "note", #"{"id": "c", "title": "x"}"#)])
+        #expect(afterwards["results"]?[0]?["status"] == .string("applied"), "the refused request recorded nothing")
+    }
+
+    @Test(arguments: SyncStoreKind.allCases)
+    func aClientIDWithANulIsABadRequestOnEveryStore(_ kind: SyncStoreKind) async throws {
+        let running = try RunningSyncServer(kind)
+        defer { try? running.stop() }
+        let answer = try await running.alice.post(
+            "/v1/post-data",
+            #"{"client_id": "dev\u0000ice", "mutations": [\#(upsert(1, "note", #"{"id": "a", "title": "x"}"#))]}"#)
+        #expect(answer.status == 400)
+        #expect(answer.errorCode == "bad_request")
+        #expect(answer.errorMessage?.contains("NUL") == true, "\(answer.json)")
+        #expect(try await running.alice.fetchAll("note").changes.isEmpty)
+        let log = running.log.withLock { $0 }
+        #expect(log.allSatisfy { $0.internalError == nil }, "no store error behind the answer")
+    }
+
+    @Test(arguments: SyncStoreKind.allCases)
+    func aMutationOfATableTheServerNoLongerSyncsIsRejectedAloneAndTheRestApplied(_ kind: SyncStoreKind)
+        async throws
+    {
+        let running = try RunningSyncServer(kind)
+        defer { try? running.stop() }
+        let answer = try await running.alice.postData(
+            client: "d",
+            [
+                upsert(1, "note", #"{"id": "a", "title": "x"}"#),
+                upsert(2, "gone", #"{"id": "a"}"#),
+                #"{"seq": 3, "table": "gone", "op": "delete", "key": {"id": "a"}, "base_version": 4}"#,
+                upsert(4, "note", #"{"id": "b", "title": "y"}"#),
+            ])
+        #expect(answer.status == 200, "\(answer.json)")
+        let results = try #require(answer["results"]?.arrayValue)
+        #expect(results.map { $0["status"] } == ["applied", "rejected", "rejected", "applied"].map { .string($0) })
+        #expect(results[1]["error"]?.stringValue?.contains(#"no synced table "gone""#) == true)
+        #expect(try await running.alice.fetchAll("note").changes.count == 2)
+        let retry = try await running.alice.postData(client: "d", [upsert(2, "gone", #"{"id": "a"}"#)])
+        #expect(retry["results"]?[0] == results[1], "the rejection is remembered like any result")
     }
 
     @Test(arguments: SyncStoreKind.allCases)
@@ -243,6 +329,35 @@ import Testing
         // The floor never goes down, and never above the versions handed out.
         #expect(try running.store.purgeTombstones(through: 1).floor == 4)
         #expect(try running.store.purgeTombstones(through: 1_000).floor == 4)
+    }
+
+    @Test(arguments: SyncStoreKind.allCases)
+    func checkUpdateSendsAClientWhoseCursorAPurgeOvertookToFetchEvenWithNoNewerRow(_ kind: SyncStoreKind)
+        async throws
+    {
+        let running = try RunningSyncServer(kind)
+        defer { try? running.stop() }
+        let alice = running.alice
+        _ = try await alice.postData(
+            client: "d",
+            [upsert(1, "note", #"{"id": "a", "title": "x"}"#), upsert(2, "note", #"{"id": "b", "title": "y"}"#)])
+        _ = try await alice.postData(client: "d", [delete(3, "note", #"{"id": "a"}"#, base: 1)])  // version 3
+        #expect(try running.store.purgeTombstones(through: 3).floor == 3)
+
+        func check(_ version: Int64) async throws -> JSONValue? {
+            let answer = try await alice.post(
+                "/v1/check-update", #"{"tables": [{"table": "note", "struct_version": 1, "version": \#(version)}]}"#)
+            #expect(answer.status == 200)
+            return answer["tables"]?[0]
+        }
+        // The tombstone of a (version 3) is gone: the newest stored row is b, version 2.
+        let behind = try await check(2)
+        #expect(behind?["version"] == .integer(2))
+        #expect(behind?["data_changed"] == .bool(true), "version 2 is below the floor: the client must fetch")
+        #expect(behind?["floor"] == .integer(3))
+        #expect(try await alice.fetchData("note", since: 2)["resync"] == .bool(true), "and the fetch says resync")
+        #expect(try await check(3)?["data_changed"] == .bool(false), "a cursor at the floor saw everything")
+        #expect(try await check(0)?["data_changed"] == .bool(true))
     }
 
     @Test(arguments: SyncStoreKind.allCases)

@@ -5,7 +5,7 @@ import Testing
 
 @testable import SerialDBSync
 
-@Suite("AccountDatabases")
+@Suite("AccountDatabases", .timeLimit(.minutes(5)))
 struct AccountDatabasesTests {
     @Test(
         "any account id maps to a file inside the directory",

@@ -7,7 +7,7 @@ import Testing
 
 /// What the client does with downloaded rows whose columns are not exactly the table's: a row
 /// with fewer columns updates only those, a row naming a column twice is refused whole.
-@Suite("Downloaded rows of other shapes")
+@Suite("Downloaded rows of other shapes", .timeLimit(.minutes(5)))
 struct DownloadedRowShapeTests {
     @Test("a downloaded row lacking columns updates the ones it has and keeps the others")
     func partialRowKeepsOtherColumns() async throws {

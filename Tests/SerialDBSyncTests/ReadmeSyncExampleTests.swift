@@ -6,7 +6,7 @@ import Testing
 
 /// The README's "Sync" example, run as written against the real server (in a temporary
 /// directory, on the server's free port), so the front page stays true.
-@Suite struct ReadmeSyncExampleTests {
+@Suite(.timeLimit(.minutes(5))) struct ReadmeSyncExampleTests {
     @Test func theTwoDeviceExampleRunsAsWritten() async throws {
         let directory = try TemporaryDirectory()
         let running = try await SyncServerProcess(in: directory)

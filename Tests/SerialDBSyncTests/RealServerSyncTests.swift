@@ -6,10 +6,12 @@ import Synchronization
 import Testing
 
 /// A transport to the real server whose address can change (the server restarted on a new
-/// port), with a hook that runs once after the next upload reached the server.
+/// port), with a hook that runs once after the next upload reached the server, and the
+/// fetch-data pages it returned.
 final class RestartableTransport: SyncTransport {
     let base: Mutex<HTTPSyncTransport>
     let afterUpload = Mutex<(@Sendable () async throws -> Void)?>(nil)
+    let pages = Mutex<[FetchDataResponse]>([])
 
     init(_ transport: HTTPSyncTransport) {
         base = Mutex(transport)
@@ -26,7 +28,9 @@ final class RestartableTransport: SyncTransport {
     }
 
     func fetchData(_ request: FetchDataRequest) async throws -> FetchDataResponse {
-        try await current.fetchData(request)
+        let page = try await current.fetchData(request)
+        pages.withLock { $0.append(page) }
+        return page
     }
 
     func postData(_ request: PostDataRequest) async throws -> PostDataResponse {
@@ -41,7 +45,7 @@ final class RestartableTransport: SyncTransport {
     }
 }
 
-@Suite("SyncClient against serialdb-sync-server", .serialized)
+@Suite("SyncClient against serialdb-sync-server", .serialized, .timeLimit(.minutes(5)))
 struct RealServerSyncTests {
     func device(_ directory: TemporaryDirectory, _ name: String, _ transport: any SyncTransport) throws -> (
         DatabaseQueue, SyncClient
@@ -96,6 +100,34 @@ struct RealServerSyncTests {
             try db.fetchOne(String.self, sql: "SELECT body FROM note WHERE id = 'l1'")
         }
         #expect(body == "body")
+        try await server.stop()
+    }
+
+    @Test("rows too large for one 4 MiB page arrive whole, in pages of a few rows that say more follow")
+    func largeRowsArriveInShortPages() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try await SyncServerProcess(in: directory)
+        // Uploads of two rows at a time stay under the server's 4 MiB body limit.
+        let phone = try DatabaseQueue(path: directory.path("phone.sqlite"))
+        let phoneClient = try SyncClient(queue: phone, transport: server.transport(), pageSize: 2)
+        _ = try await phoneClient.sync()
+        let values = (0..<10).map { String(repeating: "\($0)", count: 1_000_000) }
+        try await phone.write { db in
+            for (index, title) in values.enumerated() {
+                try db.execute(sql: "INSERT INTO note(id, title) VALUES (?, ?)", arguments: ["n\(index)", title])
+            }
+        }
+        #expect(try await phoneClient.sync().uploaded == 10)
+
+        let pages = RestartableTransport(server.transport())
+        let (laptop, laptopClient) = try device(directory, "laptop", pages)
+        #expect(try await laptopClient.sync().downloaded == 10)
+        #expect(
+            try await titles(laptop) == Dictionary(uniqueKeysWithValues: values.enumerated().map { ("n\($0)", $1) }))
+        let notes = pages.pages.withLock { $0.filter { $0.table == "note" } }
+        #expect(notes.count >= 3, "pages of at most 4 MiB: \(notes.map(\.changes.count))")
+        #expect(notes.dropLast().allSatisfy { $0.hasMore && !$0.changes.isEmpty && $0.changes.count < 500 })
+        #expect(notes.last?.hasMore == false)
         try await server.stop()
     }
 
@@ -198,6 +230,46 @@ struct RealServerSyncTests {
         _ = try await phoneClient.sync()
         #expect(try await titles(phone) == ["k": "plain", "k\u{0}z": "edited"])
         try await server.stop()
+    }
+
+    @Test("a table the server renamed and one it removed: rows and unsent edits follow the rename, the other stops")
+    func renamedAndRemovedTablesThroughTheServer() async throws {
+        let directory = try TemporaryDirectory()
+        let first = try await SyncServerProcess(in: directory)
+        let transport = RestartableTransport(first.transport())
+        let (phone, phoneClient) = try device(directory, "phone", transport)
+        _ = try await phoneClient.sync()
+        try await phone.write { db in
+            try db.execute(
+                sql: "INSERT INTO note(id, title, body) VALUES ('a', 'first', 'dropped later'), ('b', 'second', NULL)")
+        }
+        _ = try await phoneClient.sync()
+        try await phone.write { db in
+            try db.execute(sql: "UPDATE note SET title = 'unsent edit', body = 'never sent' WHERE id = 'b'")
+        }
+        try await first.stop()
+        let renamed = """
+            {"tables": [
+               {"name": "memo", "scope": "account", "struct_version": 2, "renamed_from": "note",
+                "renamed_columns": {"heading": "title"},
+                "schema": "CREATE TABLE memo(id TEXT PRIMARY KEY NOT NULL, heading TEXT NOT NULL)"}],
+             "tokens": [{"token": "t-alice", "account": "alice"}]}
+            """
+        let second = try await SyncServerProcess(in: directory, config: renamed)
+        transport.base.withLock { $0 = second.transport() }
+        let report = try await phoneClient.sync()
+        let change = try #require(report.schemaChanges.first)
+        #expect(change.table == "memo" && change.isApplied)
+        #expect(change.droppedValues.map(\.value) == [.text("never sent")])
+        #expect(report.unsyncedTables == ["country"])
+        #expect(report.uploaded == 1 && report.conflicts.isEmpty && report.rejected.isEmpty)
+        let headings = try await phone.read { db in
+            try db.fetchAll(String.self, sql: "SELECT heading FROM memo ORDER BY id")
+        }
+        #expect(headings == ["first", "unsent edit"])
+        let page = try await second.transport().fetchData(FetchDataRequest(table: "memo", since: 0, limit: 10))
+        #expect(page.changes.map { $0.row["heading"] } == [.text("first"), .text("unsent edit")])
+        try await second.stop()
     }
 
     @Test("a client SIGKILLed in the middle of FetchData pages resumes with no gap and no duplicate")

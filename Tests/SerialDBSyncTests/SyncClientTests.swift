@@ -6,7 +6,7 @@ import Testing
 
 @testable import SerialDBSync
 
-@Suite("SyncClient against an in-memory server")
+@Suite("SyncClient against an in-memory server", .timeLimit(.minutes(5)))
 struct SyncClientTests {
     @Test("two devices of one account converge through inserts, updates and deletes", arguments: DatabaseKind.allCases)
     func twoDevicesConverge(kind: DatabaseKind) async throws {

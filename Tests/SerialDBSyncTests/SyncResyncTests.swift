@@ -7,7 +7,7 @@ import Testing
 
 @testable import SerialDBSync
 
-@Suite("Resync and keys")
+@Suite("Resync and keys", .timeLimit(.minutes(5)))
 struct SyncResyncTests {
     @Test("a resync fetches from 0 and deletes local rows the server no longer has, except unsent ones")
     func resyncDeletesVanishedRows() async throws {

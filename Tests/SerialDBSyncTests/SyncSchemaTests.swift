@@ -5,7 +5,7 @@ import Testing
 
 @testable import SerialDBSync
 
-@Suite("Table definitions from the server")
+@Suite("Table definitions from the server", .timeLimit(.minutes(5)))
 struct SyncSchemaTests {
     @Test(
         "a new table is created with its indexes, TableVersion row and outbox triggers",
@@ -150,5 +150,45 @@ struct SyncSchemaTests {
         #expect(sql.contains("CREATE VIEW titles"))
         #expect(sql.contains("TableVersion"))
         #expect(!sql.contains("serialdb_"))
+    }
+
+    @Test(
+        "a new definition of a table keeps the app's full-text index over it, refilled",
+        arguments: DatabaseKind.allCases)
+    func fullTextIndexOfTheAppSurvivesASyncedTableChange(kind: DatabaseKind) throws {
+        let directory = try TemporaryDirectory()
+        let queue = try kind.makeQueue(in: directory)
+        try queue.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE note(id TEXT PRIMARY KEY, title TEXT);
+                    CREATE VIRTUAL TABLE note_fts USING fts5(title, content='note');
+                    CREATE TRIGGER note_ai AFTER INSERT ON note BEGIN
+                        INSERT INTO note_fts(rowid, title) VALUES (new.rowid, new.title);
+                    END;
+                    """)
+            for index in 1...50 {
+                try db.execute(
+                    sql: "INSERT INTO note(id, title) VALUES (?, ?)",
+                    arguments: ["n\(index)", index % 5 == 0 ? nil : "title \(index)"])
+            }
+        }
+        try queue.inDatabase { db in
+            // The server adds a column before title: a rebuild, planned the way a sync plans it.
+            let desired = try TableSchemaChange.desiredSchema(
+                db, replacing: ["note"],
+                with: "CREATE TABLE note(id TEXT PRIMARY KEY, done INTEGER NOT NULL DEFAULT 0, title TEXT)")
+            let plan = try db.planSchemaChange(to: desired)
+            #expect(plan.refusals.isEmpty, "\(plan.refusals)")
+            try db.applySchemaChange(plan)
+            #expect(plan.rebuiltTables == ["note"])
+            #expect(try db.fetchOne(Int.self, sql: "SELECT count(*) FROM note_fts WHERE note_fts MATCH 'title'") == 40)
+            try db.execute(sql: "INSERT INTO note(id, title) VALUES ('new', 'fresh')")
+            #expect(
+                try db.fetchOne(
+                    String.self,
+                    sql: "SELECT id FROM note WHERE rowid = (SELECT rowid FROM note_fts WHERE note_fts MATCH 'fresh')")
+                    == "new")
+        }
     }
 }

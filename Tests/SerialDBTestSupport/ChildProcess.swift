@@ -59,10 +59,17 @@ public final class ChildProcess: @unchecked Sendable {
         Foundation.kill(process.processIdentifier, SIGKILL)
     }
 
-    /// Waits for the child to exit and returns its status.
+    /// Waits for the child to exit and returns its status; a child still running after
+    /// `seconds` is killed (its status is then SIGKILL's), so a child that hangs fails the test
+    /// instead of hanging it.
     @discardableResult
-    public func waitForExit() -> Int32 {
+    public func waitForExit(seconds: Double = 120) -> Int32 {
+        let watchdog = DispatchWorkItem { [process] in
+            if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: watchdog)
         process.waitUntilExit()
+        watchdog.cancel()
         return process.terminationStatus
     }
 }

@@ -14,9 +14,18 @@ public struct ToolRun: Sendable {
     /// within `seconds` is killed, so a tool that ignores its arguments fails the test instead
     /// of hanging it.
     public init(_ product: String, _ arguments: [String], seconds: Double = 60) throws {
+        try self.init(executable: try ChildProcess.builtProduct(named: product), arguments, seconds: seconds)
+    }
+
+    /// Runs the program at `executable` (a script of the repository, say) the same way, with
+    /// `environment` in place of this process's own when it is given.
+    public init(
+        executable: URL, _ arguments: [String], environment: [String: String]? = nil, seconds: Double = 60
+    ) throws {
         let process = Process()
-        process.executableURL = try ChildProcess.builtProduct(named: product)
+        process.executableURL = executable
         process.arguments = arguments
+        if let environment { process.environment = environment }
         let outputPipe = Pipe()
         let errorPipe = Pipe()
         process.standardOutput = outputPipe

@@ -6,9 +6,16 @@ import Testing
 /// `serialdb plan` and `migrate` on the cases of issue 17 (items 5, 13, 14, 19 and the
 /// plan-time refusals), run as a real process on real files.
 @Suite struct CommandLineSchemaChangeTests {
-    /// Runs the real `serialdb` to its end (bounded, see ``ToolRun``).
-    private func run(_ arguments: [String]) throws -> ToolRun {
-        try ToolRun("serialdb", arguments)
+    /// Runs the real `serialdb` to its end (bounded, see ``ToolRun``). A `migrate` runs
+    /// `plan` with the same options first (it changes nothing) and checks that the dry run
+    /// predicted the outcome (``ToolRun/checkPlanPredicts(_:)``).
+    private func run(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> ToolRun {
+        guard arguments.first == "migrate", arguments.count > 1, FileManager.default.fileExists(atPath: arguments[1])
+        else { return try ToolRun("serialdb", arguments) }
+        let plan = try ToolRun("serialdb", ["plan"] + arguments.dropFirst())
+        let migrate = try ToolRun("serialdb", arguments)
+        plan.checkPlanPredicts(migrate, sourceLocation: sourceLocation)
+        return migrate
     }
 
     private func database(in directory: TemporaryDirectory, _ sql: String, foreignKeys: Bool = true) throws -> String {
@@ -113,5 +120,27 @@ import Testing
             try db.execute(sql: "INSERT INTO cheap_item(name) VALUES ('b')")
             #expect(try db.fetchOne(Int.self, sql: "SELECT count(*) FROM cheap_item") == 2)
         }
+    }
+
+    /// A type change that would alter stored values is refused (exit 3, naming them) until
+    /// `--convert TABLE.COLUMN` allows it (issue 25, item 3).
+    @Test func convertAllowsATypeChangeThatAltersValues() throws {
+        let directory = try TemporaryDirectory()
+        let path = try database(
+            in: directory,
+            "CREATE TABLE product(id INTEGER PRIMARY KEY, code TEXT); INSERT INTO product VALUES (1, '0042');")
+        let schema = try schemaFile(in: directory, "CREATE TABLE product(id INTEGER PRIMARY KEY, code INTEGER);")
+        let before = try bytes(path)
+        let refused = try run(["migrate", path, "--schema", schema])
+        #expect(refused.status == 3)
+        #expect(refused.errors.contains("'0042' → 42 (rows with rowid 1)"), "\(refused.errors)")
+        #expect(try bytes(path) == before)
+        #expect(try run(["migrate", path, "--schema", schema, "--convert", "nodot"]).status == 2)
+        let converted = try run(["migrate", path, "--schema", schema, "--convert", "product.code"])
+        #expect(converted.status == 0, "\(converted.errors)")
+        #expect(
+            try DatabaseQueue(path: path).read { db in
+                try db.fetchOne(DatabaseValue.self, sql: "SELECT code FROM product")
+            } == .integer(42))
     }
 }

@@ -1,7 +1,8 @@
 import SerialDB
 
 /// Everything a database holds, as text: the schema and every row of every table (with its
-/// rowid where it has one), to check that a refused change left the database as it was.
+/// rowid where it has one), to check that a refused change left the database as it was. The
+/// shadow tables of virtual tables count too: they hold a full-text index's rows.
 struct DatabaseSnapshot: Equatable, CustomStringConvertible {
     var schema: [String]
     var rows: [String: [String]]
@@ -10,7 +11,8 @@ struct DatabaseSnapshot: Equatable, CustomStringConvertible {
         schema = try db.fetchAll(String.self, sql: "SELECT coalesce(sql, name) FROM sqlite_master ORDER BY name")
         rows = [:]
         let tables = try db.fetchAll(
-            Row.self, sql: "SELECT name, wr FROM pragma_table_list WHERE schema = 'main' AND type = 'table'")
+            Row.self,
+            sql: "SELECT name, wr FROM pragma_table_list WHERE schema = 'main' AND type IN ('table', 'shadow')")
         for table in tables {
             let name: String = try table.decode(at: 0)
             let withoutRowID: Bool = try table.decode(at: 1)

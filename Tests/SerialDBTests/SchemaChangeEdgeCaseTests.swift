@@ -23,7 +23,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let queue = try seededPlayers(kind, in: directory)
         let plan = try queue.inDatabase { db in
-            try db.changeSchema(
+            try db.changeSchemaAsPlanned(
                 to: Self.player + ", twice INTEGER DEFAULT (1+1), added TEXT DEFAULT (datetime('now')))")
         }
         #expect(plan.rebuiltTables == ["player"])
@@ -39,7 +39,9 @@ import Testing
         let queue = try seededPlayers(kind, in: directory)
         var options = SchemaChangeOptions()
         options.fill(column: "team", inTable: "player", with: "red")
-        try queue.inDatabase { db in _ = try db.changeSchema(to: Self.player + ", team TEXT)", options: options) }
+        try queue.inDatabase { db in
+            _ = try db.changeSchemaAsPlanned(to: Self.player + ", team TEXT)", options: options)
+        }
         #expect(
             try queue.read { db in try db.fetchOne(Int.self, sql: "SELECT count(*) FROM player WHERE team = 'red'") }
                 == 100)
@@ -53,7 +55,7 @@ import Testing
         var code: SerialDBError.Code?
         do {
             try queue.inDatabase { db in
-                _ = try db.changeSchema(to: Self.player + ", level INTEGER DEFAULT 0 CHECK (level > 0))")
+                _ = try db.changeSchemaAsPlanned(to: Self.player + ", level INTEGER DEFAULT 0 CHECK (level > 0))")
             }
         } catch let error as SerialDBError {
             code = error.code
@@ -73,7 +75,7 @@ import Testing
             }
         }
         try queue.inDatabase { db in
-            _ = try db.changeSchema(to: "CREATE TABLE line(qty INTEGER, price INTEGER, total INTEGER)")
+            _ = try db.changeSchemaAsPlanned(to: "CREATE TABLE line(qty INTEGER, price INTEGER, total INTEGER)")
         }
         try queue.read { db throws in
             #expect(try db.fetchOne(Int.self, sql: "SELECT count(*) FROM line WHERE total IS NULL") == 0)
@@ -93,7 +95,8 @@ import Testing
                     arguments: [index * 10, "user-\(index)", "b\(index)"])
             }
         }
-        try queue.inDatabase { db in _ = try db.changeSchema(to: "CREATE TABLE legacy(rowid TEXT, body TEXT NOT NULL)")
+        try queue.inDatabase { db in
+            _ = try db.changeSchemaAsPlanned(to: "CREATE TABLE legacy(rowid TEXT, body TEXT NOT NULL)")
         }
         try queue.read { db throws in
             #expect(try db.fetchOne(String.self, sql: "SELECT body FROM legacy WHERE _rowid_ = 70") == "b7")
@@ -115,7 +118,7 @@ import Testing
         }
         #expect(try queue.read { db in try db.schema().table(named: "ranked")?.rowIDAlias } == nil)
         try queue.inDatabase { db in
-            _ = try db.changeSchema(to: "CREATE TABLE ranked(id INTEGER PRIMARY KEY DESC, name TEXT NOT NULL)")
+            _ = try db.changeSchemaAsPlanned(to: "CREATE TABLE ranked(id INTEGER PRIMARY KEY DESC, name TEXT NOT NULL)")
         }
         try queue.read { db throws in
             #expect(try db.fetchOne(String.self, sql: "SELECT name FROM ranked WHERE rowid = 21") == "r7")
@@ -132,7 +135,7 @@ import Testing
             for id in 1...100 { try db.execute(sql: "INSERT INTO items☕ VALUES (?, ?)", arguments: [id, id]) }
         }
         try queue.inDatabase { db in
-            _ = try db.changeSchema(to: "CREATE TABLE items☕(id INTEGER PRIMARY KEY, cups☕ INTEGER NOT NULL)")
+            _ = try db.changeSchemaAsPlanned(to: "CREATE TABLE items☕(id INTEGER PRIMARY KEY, cups☕ INTEGER NOT NULL)")
         }
         try queue.read { db throws in
             #expect(try db.fetchOne(Int.self, sql: "SELECT sum(cups☕) FROM items☕") == 5050)
@@ -151,7 +154,7 @@ import Testing
             for x in 1...100 { try db.execute(sql: "INSERT INTO t VALUES (?, 'y')", arguments: [x]) }
         }
         try queue.inDatabase { db in
-            _ = try db.changeSchema(to: "CREATE TABLE t(x INTEGER CHECK (t.x > 0), y TEXT NOT NULL)")
+            _ = try db.changeSchemaAsPlanned(to: "CREATE TABLE t(x INTEGER CHECK (t.x > 0), y TEXT NOT NULL)")
         }
         try queue.write { db throws in
             #expect(try db.fetchOne(Int.self, sql: "SELECT sum(x) FROM t") == 5050)
@@ -177,7 +180,7 @@ import Testing
         let queue = try kind.makeQueue(in: directory, configuration: configuration)
         try queue.write { db in try Player.createTable(db, rows: 10) }
         try queue.inDatabase { db in
-            _ = try db.changeSchema(
+            _ = try db.changeSchemaAsPlanned(
                 to: """
                     CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL COLLATE reversed,
                         score INTEGER NOT NULL DEFAULT 0);
@@ -210,7 +213,7 @@ import Testing
         var error: SerialDBError?
         do {
             try queue.inDatabase { db in
-                _ = try db.changeSchema(
+                _ = try db.changeSchemaAsPlanned(
                     to: Self.player + "); CREATE TABLE serialdb_settings(key TEXT PRIMARY KEY, value)")
             }
         } catch let caught as SerialDBError {

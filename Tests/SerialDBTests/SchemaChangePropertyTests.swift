@@ -125,7 +125,7 @@ import Testing
 
         let context = "seed \(seed)\n\(oldSchema)\n→\n\(newSchema)\n\(options)"
         do {
-            try queue.inDatabase { db in _ = try db.changeSchema(to: newSchema, options: options) }
+            try queue.inDatabase { db in _ = try db.changeSchemaAsPlanned(to: newSchema, options: options) }
         } catch let error as SerialDBError where error.code == .schemaChangeRefused {
             #expect(try queue.read { db in try DatabaseSnapshot(db) } == before, "\(context)\n\(error)")
             return

@@ -36,7 +36,7 @@ import Testing
         let before = try queue.read { db in try DatabaseSnapshot(db) }
         let error = refusal {
             try queue.inDatabase { db in
-                _ = try db.changeSchema(
+                _ = try db.changeSchemaAsPlanned(
                     to: "CREATE TABLE user(id INTEGER PRIMARY KEY, email TEXT UNIQUE ON CONFLICT \(clause))")
             }
         }
@@ -46,9 +46,10 @@ import Testing
     }
 
     @Test(arguments: DatabaseKind.allCases)
-    func rowsThatCollideOnlyAfterConversionAreRefusedByTheCopyItself(kind: DatabaseKind) throws {
-        // '1' and 1 are distinct in the untyped column, so the plan finds no duplicate; they
-        // become equal integers under the new INTEGER type, and REPLACE would keep only one.
+    func rowsThatCollideOnlyAfterConversionAreRefused(kind: DatabaseKind) throws {
+        // '1' and 1 are distinct in the untyped column; they become equal integers under the
+        // new INTEGER type, and REPLACE would keep only one. The plan compares the values as
+        // the new column stores them, so it refuses before the copy.
         let directory = try TemporaryDirectory()
         let queue = try kind.makeQueue(in: directory)
         try queue.write { db in
@@ -61,7 +62,7 @@ import Testing
             "CREATE TABLE tag(code INTEGER, label TEXT, UNIQUE(code) ON CONFLICT IGNORE)",
             "CREATE TABLE tag(code INTEGER PRIMARY KEY ON CONFLICT REPLACE, label TEXT) WITHOUT ROWID",
         ] {
-            let error = refusal { try queue.inDatabase { db in _ = try db.changeSchema(to: schema) } }
+            let error = refusal { try queue.inDatabase { db in _ = try db.changeSchemaAsPlanned(to: schema) } }
             #expect(error?.code == .schemaChangeRefused, "\(schema)")
             #expect(try queue.read { db in try DatabaseSnapshot(db) } == before, "\(schema)")
         }
@@ -78,7 +79,7 @@ import Testing
             }
         }
         try queue.inDatabase { db in
-            _ = try db.changeSchema(to: "CREATE TABLE word(\"Ä\" TEXT NOT NULL, \"ä\" TEXT NOT NULL)")
+            _ = try db.changeSchemaAsPlanned(to: "CREATE TABLE word(\"Ä\" TEXT NOT NULL, \"ä\" TEXT NOT NULL)")
         }
         try queue.read { db throws in
             #expect(try db.fetchOne(String.self, sql: "SELECT \"Ä\" FROM word WHERE rowid = 8") == "upper7")
@@ -101,7 +102,7 @@ import Testing
         #expect(unrenamed.refusals.first?.contains("mood.Ärger holds 2 non-NULL value(s)") == true)
         var options = SchemaChangeOptions()
         options.renameColumn("Ärger", to: "ärger", inTable: "mood")
-        let plan = try queue.inDatabase { db in try db.changeSchema(to: schema, options: options) }
+        let plan = try queue.inDatabase { db in try db.changeSchemaAsPlanned(to: schema, options: options) }
         #expect(plan.rebuiltTables == ["mood"])
         try queue.read { db throws in
             #expect(try db.fetchAll(String.self, sql: "SELECT name FROM pragma_table_info('mood')") == ["id", "ärger"])
@@ -117,7 +118,7 @@ import Testing
         var options = SchemaChangeOptions()
         options.renameColumn("name", to: "legacy_name", inTable: "player")
         try queue.inDatabase { db in
-            _ = try db.changeSchema(
+            _ = try db.changeSchemaAsPlanned(
                 to: """
                     CREATE TABLE player(id INTEGER PRIMARY KEY, legacy_name TEXT NOT NULL, score INTEGER NOT NULL DEFAULT 0,
                         name TEXT DEFAULT 'unknown')
@@ -140,7 +141,7 @@ import Testing
             for index in 1...60_000 { try insert.execute(arguments: [index, "n\(index)"]) }
             try insert.execute(arguments: [Int64.max, "largest"])
         }
-        try queue.inDatabase { db in _ = try db.changeSchema(to: "CREATE TABLE note(body TEXT NOT NULL)") }
+        try queue.inDatabase { db in _ = try db.changeSchemaAsPlanned(to: "CREATE TABLE note(body TEXT NOT NULL)") }
         try queue.read { db throws in
             #expect(try db.fetchOne(Int.self, sql: "SELECT count(*) FROM note") == 60_002)
             #expect(

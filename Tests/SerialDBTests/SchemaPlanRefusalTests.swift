@@ -91,7 +91,7 @@ import Testing
             CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT NOT NULL);
             CREATE INDEX note_body ON note(body);
             """
-        try queue.inDatabase { db in _ = try db.changeSchema(to: schema) }
+        try queue.inDatabase { db in _ = try db.changeSchemaAsPlanned(to: schema) }
         try queue.read { db throws in
             #expect(try db.fetchOne(Int.self, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'note_body'") == 1)
             #expect(try db.fetchAll(Row.self, sql: "PRAGMA foreign_key_check").count == 1)

@@ -108,7 +108,11 @@ private struct StressRun {
         process.standardOutput = output
         process.standardError = output
         try process.run()
+        // Bounded: a harness that hangs is killed (and its status fails the test).
+        let watchdog = DispatchWorkItem { [process] in if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 600, execute: watchdog)
         process.waitUntilExit()
+        watchdog.cancel()
         status = process.terminationStatus
         self.output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         if let data = FileManager.default.contents(atPath: report),

@@ -9,7 +9,7 @@ import Testing
 /// run then passes with its break unnoticed. With one device per account the load can never
 /// meet that way, so only the fixed exchange between two devices that join every account after
 /// the load can catch the break, and it must, every time.
-@Suite(.serialized) struct SyncStressExchangeTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct SyncStressExchangeTests {
     /// One device per account: the random load alone cannot expose a broken server.
     private static let loneDevices = ["sync", "--devices", "3", "--duration", "1", "--seed", "20261130"]
 

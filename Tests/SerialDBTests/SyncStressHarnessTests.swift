@@ -6,7 +6,7 @@ import Testing
 /// `stress sync` proves something only if it can fail: a plain run converges through killed
 /// syncs and server restarts, and each broken client or server (`--break`, built into the
 /// harness, never the library) makes the run fail with the count that names its damage.
-@Suite(.serialized) struct SyncStressHarnessTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct SyncStressHarnessTests {
     /// Seconds, not minutes: two devices per account (so that one can miss what another did),
     /// two seconds of load.
     private static let smallProfile = ["sync", "--devices", "6", "--duration", "2", "--seed", "20261130"]

@@ -1,6 +1,7 @@
 extension DatabaseMigrator {
     /// Adds a declarative step: the database is brought to the schema described by `schema`
-    /// (the application's whole set of CREATE TABLE / INDEX / TRIGGER / VIEW statements),
+    /// (the application's whole set of CREATE TABLE / VIRTUAL TABLE / INDEX / TRIGGER / VIEW
+    /// statements),
     /// keeping every row. Unchanged tables are left alone, appended columns use ALTER TABLE
     /// ADD COLUMN, anything else rebuilds the table the way SQLite documents; see
     /// ``Database/planSchemaChange(to:options:)``.

@@ -7,12 +7,13 @@ extension Database {
     /// Compares the live schema with the CREATE statements in `sql` and returns what it would
     /// take to get there, without changing anything.
     ///
-    /// The desired schema is the whole application schema: its tables, indexes, triggers and
-    /// views. Live objects it does not mention are dropped (tables only when empty, or when
-    /// `options` allows it). SQLite's and SerialDB's own tables are never touched.
+    /// The desired schema is the whole application schema: its tables, virtual tables (FTS3/4/5,
+    /// R*Tree), indexes, triggers and views. Live objects it does not mention are dropped
+    /// (tables only when empty, or when `options` allows it). SQLite's and SerialDB's own
+    /// tables, shadow tables, and virtual tables of other modules are never touched.
     ///
     /// - Parameters:
-    ///   - sql: CREATE TABLE / INDEX / TRIGGER / VIEW statements.
+    ///   - sql: CREATE TABLE / VIRTUAL TABLE / INDEX / TRIGGER / VIEW statements.
     ///   - options: renames, fill values, allowed drops.
     /// - Throws: ``SerialDBError/Code/schemaChangeRefused`` when `sql` does not compile.
     public func planSchemaChange(to sql: String, options: SchemaChangeOptions = SchemaChangeOptions()) throws
@@ -94,6 +95,9 @@ extension Database {
             case .rebuild(let rebuild): try rebuild.run(self)
             }
         }
+        for name in plan.tablesKeptAsWritten {
+            if let table = plan.desired.table(named: name) { try keepDefinitionAsWritten(table) }
+        }
         try Self.verify(try schema(), matches: plan.desired)
     }
 
@@ -117,14 +121,7 @@ extension Database {
                 .schemaChangeRefused, "The new schema does not compile; nothing was changed. Fix the SQL.",
                 underlying: error)
         }
-        let virtualTables = try scratch.fetchAll(
-            String.self, sql: "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'virtual'")
-        guard virtualTables.isEmpty else {
-            throw SerialDBError(
-                .schemaChangeRefused,
-                "Virtual tables (\(virtualTables.joined(separator: ", "))) cannot be managed by a schema step; "
-                    + "create them in a closure step.")
-        }
+        try VirtualTableDefinition.refuseUnmanaged(in: scratch)
         // SerialDB's own objects are never read as the application's, so an application
         // object under such a name would silently never be created.
         let reserved = try scratch.fetchAll(
@@ -136,7 +133,9 @@ extension Database {
                 "The names \(reserved.map(\.quotedDatabaseIdentifier).joined(separator: ", ")) start with `serialdb_`, "
                     + "which SerialDB reserves for its own tables; nothing was changed. Rename them.")
         }
-        return try DatabaseSchema(scratch)
+        var schema = try DatabaseSchema(scratch)
+        schema.unenforceableForeignKeys = try scratch.unenforceableForeignKeys(of: schema)
+        return schema
     }
 
     /// A last line of defence: after the plan ran, the schema must be the desired one.
@@ -149,11 +148,14 @@ extension Database {
             }
             if actual.parts.comparisonKey != table.parts.comparisonKey {
                 mismatches.append("table \(table.name) is `\(actual.sql)` instead of `\(table.sql)`")
+            } else if actual.name != table.name || actual.columns.map(\.name) != table.columns.map(\.name) {
+                mismatches.append("table \(table.name) is spelled `\(actual.sql)` instead of `\(table.sql)`")
             }
         }
         for table in live.tables where desired.table(named: table.name) == nil {
             mismatches.append("table \(table.name) is still there")
         }
+        mismatches += VirtualTableDefinition.mismatches(live: live, desired: desired)
         let liveObjects = live.objects.map { SQLTokenizer.normalized($0.sql) }
         let desiredObjects = desired.objects.map { SQLTokenizer.normalized($0.sql) }
         if Set(liveObjects.map { $0.joined(separator: " ") }) != Set(desiredObjects.map { $0.joined(separator: " ") }) {

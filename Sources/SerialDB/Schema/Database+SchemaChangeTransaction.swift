@@ -58,17 +58,39 @@ extension Database {
     }
 
     /// The broken references `PRAGMA foreign_key_check` reports, as "table/rowid/parent".
+    /// Tables with a key SQLite cannot enforce ("foreign key mismatch") are left out, so a
+    /// change that fixes such a key can run.
     func foreignKeyViolations() throws -> Set<String> {
-        Set(
-            try fetchAll(Row.self, sql: "PRAGMA foreign_key_check").map { row in
-                "\(row[0])/\(row[1])/\(row[2])"
-            })
+        let rows: [Row]
+        do {
+            rows = try fetchAll(Row.self, sql: "PRAGMA foreign_key_check")
+        } catch let error as DatabaseError where error.message.contains("foreign key mismatch") {
+            var checkable: [Row] = []
+            for table in try fetchAll(String.self, sql: "SELECT name FROM sqlite_master WHERE type = 'table'") {
+                do {
+                    checkable += try fetchAll(
+                        Row.self, sql: "SELECT * FROM pragma_foreign_key_check(?)", arguments: [table])
+                } catch let error as DatabaseError where error.message.contains("foreign key mismatch") {}
+            }
+            rows = checkable
+        }
+        return Set(rows.map { row in "\(row[0])/\(row[1])/\(row[2])" })
     }
 
     /// Like ``checkForeignKeys()``, leaving out the violations listed in `predating`
     /// (from ``foreignKeyViolations()`` before a change); the message says how many predate it.
     func checkForeignKeys(ignoring predating: Set<String>) throws {
-        let violations = try fetchAll(Row.self, sql: "PRAGMA foreign_key_check").filter { row in
+        let all: [Row]
+        do {
+            all = try fetchAll(Row.self, sql: "PRAGMA foreign_key_check")
+        } catch let error as DatabaseError where error.message.contains("foreign key mismatch") {
+            throw SerialDBError(
+                .schemaChangeRefused,
+                "The changed schema has a foreign key SQLite cannot enforce (its parent columns are neither the "
+                    + "parent's PRIMARY KEY nor UNIQUE), so the change was rolled back. Declare those parent "
+                    + "columns UNIQUE, or point the key at columns that are.", underlying: error)
+        }
+        let violations = all.filter { row in
             !predating.contains("\(row[0])/\(row[1])/\(row[2])")
         }
         guard !violations.isEmpty else { return }

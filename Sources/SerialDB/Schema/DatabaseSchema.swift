@@ -1,23 +1,34 @@
-/// The schema of a database: its tables, indexes, triggers and views, read from
-/// `sqlite_master` and the pragmas. SQLite's own tables (`sqlite_*`), SerialDB's
-/// (`serialdb_*`) and virtual tables with their shadow tables are left out.
+/// The schema of a database: its tables, virtual tables, indexes, triggers and views, read
+/// from `sqlite_master` and the pragmas. SQLite's own tables (`sqlite_*`), SerialDB's
+/// (`serialdb_*`) and the shadow tables of virtual tables are left out.
 ///
 /// The same reader serves the live database and the desired schema (executed into a scratch
 /// in-memory database), so both land in one model and SQLite does all the parsing.
 public struct DatabaseSchema: Sendable {
     /// Tables, sorted by name.
     public var tables: [TableDefinition]
+    /// Virtual tables, sorted by name.
+    public var virtualTables: [VirtualTableDefinition] = []
     /// Indexes that have SQL (not the automatic ones of UNIQUE and PRIMARY KEY constraints).
     public var indexes: [SchemaObject]
     /// Triggers.
     public var triggers: [SchemaObject]
     /// Views.
     public var views: [SchemaObject]
+    /// Refusals for foreign keys SQLite cannot enforce, found in the scratch database of a
+    /// desired schema (``Database/unenforceableForeignKeys(of:)``); empty for a live schema.
+    var unenforceableForeignKeys: [String] = []
 
     /// The table with this name (ASCII letters case-insensitive, as SQLite compares names).
     public func table(named name: String) -> TableDefinition? {
         let lowered = name.sqliteFolded
         return tables.first { $0.name.sqliteFolded == lowered }
+    }
+
+    /// The virtual table with this name (ASCII letters case-insensitive).
+    public func virtualTable(named name: String) -> VirtualTableDefinition? {
+        let lowered = name.sqliteFolded
+        return virtualTables.first { $0.name.sqliteFolded == lowered }
     }
 
     /// Indexes, triggers and views together.
@@ -33,10 +44,13 @@ public struct DatabaseSchema: Sendable {
     public init(_ db: Database) throws {
         let listed = try db.fetchAll(
             Row.self, sql: "SELECT name, type, wr, strict FROM pragma_table_list WHERE schema = 'main'")
+        self.virtualTables = try VirtualTableDefinition.all(in: db, listed: listed)
         var tables: [TableDefinition] = []
         for row in listed {
             let name: String = try row.decode(at: 0)
-            guard try row.decode(String.self, at: 1) == "table", !Self.isInternal(name) else { continue }
+            guard try row.decode(String.self, at: 1) == "table", !Self.isInternal(name),
+                !virtualTables.contains(where: { $0.ownsShadowTable(named: name) })
+            else { continue }
             let sql =
                 try db.fetchOne(
                     String.self, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?",
@@ -74,7 +88,7 @@ public struct DatabaseSchema: Sendable {
         self.views = views
     }
 
-    private static func columns(of table: String, _ db: Database) throws -> [ColumnDefinition] {
+    static func columns(of table: String, _ db: Database) throws -> [ColumnDefinition] {
         try db.fetchAll(
             Row.self, sql: "SELECT name, type, \"notnull\", dflt_value, pk, hidden FROM pragma_table_xinfo(?)",
             arguments: [table]

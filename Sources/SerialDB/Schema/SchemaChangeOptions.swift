@@ -1,11 +1,13 @@
 /// What a schema change may do beyond what the new CREATE statements say: renames that keep
-/// data, values for new NOT NULL columns, and drops the caller explicitly allows.
+/// data, values for new NOT NULL columns, and the drops and value conversions the caller
+/// explicitly allows.
 ///
 /// ```swift
 /// var options = SchemaChangeOptions()
 /// options.renameColumn("nick", to: "nickname", inTable: "player")
 /// options.fill(column: "pin", inTable: "user", with: "0000")
 /// options.allowDropping(column: "legacy_flags", inTable: "player")
+/// options.allowConverting(column: "code", inTable: "product")
 /// ```
 public struct SchemaChangeOptions: Sendable, Equatable {
     /// Column renames per table (keyed by the table's name in the new schema): old → new.
@@ -18,6 +20,9 @@ public struct SchemaChangeOptions: Sendable, Equatable {
     /// Values for columns (`"table.column"`) that become NOT NULL without a default: new
     /// columns take the value on every existing row, existing columns take it where NULL.
     public var fillValues: [String: DatabaseValue] = [:]
+    /// Columns (`"table.column"`, names of the new schema) whose stored values may change on
+    /// their way into a new type (`'0042'` becoming `42`). Without this, such a change is refused.
+    public var allowedConversions: Set<String> = []
 
     /// No renames, no fills, no drops of data.
     public init() {}
@@ -45,6 +50,16 @@ public struct SchemaChangeOptions: Sendable, Equatable {
     /// Gives a NOT NULL column without a default a value for existing rows.
     public mutating func fill(column: String, inTable table: String, with value: some DatabaseValueConvertible) {
         fillValues[table.sqliteFolded + "." + column.sqliteFolded] = value.databaseValue
+    }
+
+    /// Allows a type change that alters stored values of a column, as SQLite converts them
+    /// (`'0042'` into an INTEGER column becomes `42`, `0.1 + 0.2` into a TEXT one `'0.3'`).
+    public mutating func allowConverting(column: String, inTable table: String) {
+        allowedConversions.insert(table.sqliteFolded + "." + column.sqliteFolded)
+    }
+
+    func allowsConverting(table: String, column: String) -> Bool {
+        allowedConversions.contains(table.sqliteFolded + "." + column.sqliteFolded)
     }
 
     func fillValue(table: String, column: String) -> DatabaseValue? {

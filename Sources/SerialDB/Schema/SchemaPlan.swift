@@ -41,6 +41,9 @@ public struct SchemaPlan: Sendable {
     let schemaVersion: Int
     /// The desired schema, to verify the result.
     let desired: DatabaseSchema
+    /// Tables whose stored CREATE statement a rename rewrites (rebuilt tables, tables whose
+    /// name only changes case): they get back the statement as written once the steps ran.
+    var tablesKeptAsWritten: [String] = []
 
     /// Whether some part of the change is refused.
     public var isRefused: Bool { !refusals.isEmpty }

@@ -9,7 +9,7 @@ struct SchemaPlanner {
     private(set) var options: SchemaChangeOptions
 
     private var steps: [SchemaPlan.Step] = []
-    private var refusals: [String] = []
+    var refusals: [String] = []
 
     init(db: Database, live: DatabaseSchema, desired: DatabaseSchema, options: SchemaChangeOptions) {
         self.db = db
@@ -21,9 +21,11 @@ struct SchemaPlanner {
     mutating func plan() throws -> SchemaPlan {
         dropRenamesAlreadyApplied()
         try checkRenames()
+        refusals += desired.unenforceableForeignKeys
         var created: [TableDefinition] = []
         var addedColumns: [(TableDefinition, [CreateTableParts.Item])] = []
         var rebuilds: [TableRebuild] = []
+        var caseRenamed: [(TableDefinition, TableDefinition)] = []
         var matchedSources: Set<String> = []
         for table in desired.tables {
             guard let sourceName = options.sourceTableName(for: table.name), let source = live.table(named: sourceName)
@@ -35,9 +37,13 @@ struct SchemaPlanner {
             let renamesColumns = !options.oldColumnNames(inTable: table.name).isEmpty
             let renamed = !source.name.isSameSQLiteName(as: table.name)
             if !renamesColumns && !renamed {
-                if source.parts.comparisonKey == table.parts.comparisonKey { continue }
-                if let added = addableColumns(from: source, to: table) {
-                    addedColumns.append((table, added))
+                let added =
+                    source.parts.comparisonKey == table.parts.comparisonKey
+                    ? [] : addableColumns(from: source, to: table)
+                if let added {
+                    try checkKeptInPlace(table, from: source, adding: added)
+                    if differsInCase(source, table) { caseRenamed.append((source, table)) }
+                    if !added.isEmpty { addedColumns.append((table, added)) }
                     continue
                 }
             }
@@ -54,13 +60,23 @@ struct SchemaPlanner {
                 target != rebuilds[index].sourceTable.sqliteFolded && sourceNames.contains(target)
         }
 
+        var virtualTables = VirtualTablePlanner(
+            db: db, live: live, desired: desired, options: options,
+            rewrittenTables: Set((rebuilds.map(\.targetTable) + created.map(\.name)).map(\.sqliteFolded)))
+        try virtualTables.plan()
+        refusals += virtualTables.refusals
+
         // Rebuilding, renaming or dropping a table would break (or be refused by) views and
         // triggers that mention it, so such a plan drops them all first and recreates the
         // desired ones last. Otherwise only the changed ones are replaced, and the triggers of a
         // replaced view with it (dropping a view drops its INSTEAD OF triggers).
-        let restructures = !rebuilds.isEmpty || !dropped.isEmpty
+        let restructures =
+            !rebuilds.isEmpty || !dropped.isEmpty || !caseRenamed.isEmpty || virtualTables.restructures
         let rebuiltNames = Set(
             rebuilds.map { $0.targetTable.sqliteFolded } + rebuilds.map { $0.sourceTable.sqliteFolded })
+        // A case-only rename rewrites the statements of the table's indexes: they are
+        // recreated as written, like those of a rebuilt table.
+        let caseRenamedNames = Set(caseRenamed.map { $0.1.name.sqliteFolded })
         let droppedNames = Set(dropped.map { $0.name.sqliteFolded })
         let replacedViews = Set(live.views.filter { restructures || isChangedOrGone($0) }.map { $0.name.sqliteFolded })
         func onReplacedView(_ object: SchemaObject) -> Bool {
@@ -70,12 +86,14 @@ struct SchemaPlanner {
         where restructures || isChangedOrGone(object) || onReplacedView(object) {
             add("drop \(object.kind.rawValue) \(object.name.quotedDatabaseIdentifier)", dropSQL(object))
         }
-        for index in live.indexes where isChangedOrGone(index) {
+        for index in live.indexes
+        where isChangedOrGone(index) || caseRenamedNames.contains(index.tableName.sqliteFolded) {
             let table = index.tableName.sqliteFolded
             // Indexes of rebuilt and dropped tables go with their table.
             guard !rebuiltNames.contains(table), !droppedNames.contains(table) else { continue }
             add("drop index \(index.name.quotedDatabaseIdentifier)", dropSQL(index))
         }
+        steps += virtualTables.stepsBeforeTables
         // Dropped tables go before the rebuilds and creates, which may reuse their names.
         // Foreign keys are off until the end of the change, so nothing cascades.
         for table in dropped {
@@ -93,6 +111,9 @@ struct SchemaPlanner {
         for rebuild in rebuilds where rebuild.renamesLater {
             add("rename the rebuilt \(rebuild.targetTable.quotedDatabaseIdentifier)", rebuild.renameSQL)
         }
+        for (source, table) in caseRenamed {
+            for (summary, sql) in try caseRenames(from: source, to: table) { add(summary, sql) }
+        }
         // New tables after the rebuilds: a renamed table frees its old name for a new one.
         for table in created {
             add("create table \(table.name.quotedDatabaseIdentifier)", table.sql)
@@ -106,9 +127,10 @@ struct SchemaPlanner {
                     "ALTER TABLE \(table.name.quotedDatabaseIdentifier) ADD COLUMN \(item.text)")
             }
         }
+        steps += virtualTables.stepsAfterTables
         for index in desired.indexes {
             let table = index.tableName.sqliteFolded
-            if rebuiltNames.contains(table) || isNewOrChanged(index) {
+            if rebuiltNames.contains(table) || caseRenamedNames.contains(table) || isNewOrChanged(index) {
                 add("create index \(index.name.quotedDatabaseIdentifier)", index.sql)
             }
         }
@@ -119,7 +141,9 @@ struct SchemaPlanner {
         }
         return SchemaPlan(
             steps: steps, refusals: refusals,
-            schemaVersion: try db.fetchOne(Int.self, sql: "PRAGMA schema_version") ?? 0, desired: desired)
+            schemaVersion: try db.fetchOne(Int.self, sql: "PRAGMA schema_version") ?? 0, desired: desired,
+            tablesKeptAsWritten: rebuilds.map(\.targetTable) + caseRenamed.map { $0.1.name }
+                + referencingTables(caseRenamedNames))
     }
 
     // MARK: - Tables
@@ -156,6 +180,7 @@ struct SchemaPlanner {
         }
         for (table, renames) in options.columnRenames {
             guard let target = desired.table(named: table) else {
+                if desired.virtualTable(named: table) != nil { continue }  // VirtualTablePlanner checks them
                 refusals.append(
                     "Columns are renamed in table \(table.quotedDatabaseIdentifier), which the new schema does not define."
                 )
@@ -228,8 +253,10 @@ struct SchemaPlanner {
         if rowCount > 0 {
             try checkUniqueKeys(of: table, copying: columns, from: source)
             try checkForeignKeys(of: table, copying: columns, from: source)
+            try checkFilledValues(of: table, copying: columns, from: source)
+            try checkConstraints(Self.checkExpressions(in: table.sql), of: table, copying: columns, from: source)
         }
-        let temporaryName = try freeTemporaryName(for: table.name)
+        let temporaryName = try Self.freeTemporaryName(for: table.name, in: db)
         guard let createSQL = Self.createSQL(of: table, named: temporaryName) else {
             throw SerialDBError(.schemaChangeRefused, "Cannot read the CREATE TABLE statement of \(table.name).")
         }
@@ -272,6 +299,9 @@ struct SchemaPlanner {
                 }
                 if !sourceColumn.isWritable { reasons.append("column \(column.name) no longer generated") }
                 reasons += differences(sourceColumn, column)
+                if rowCount > 0 {
+                    try checkValueConversion(from: sourceColumn, of: source, to: column, of: table)
+                }
                 var copied = TableRebuild.CopiedColumn(target: column.name, source: sourceColumn.name)
                 if column.isNotNull && !sourceColumn.isNotNull && !isAutomaticKey(column, table) {
                     let nulls = try nullCount(source.name, sourceColumn.name)
@@ -342,7 +372,8 @@ struct SchemaPlanner {
 
     /// The table's CREATE statement under another name. A CHECK or generated column that
     /// names its own table (`CHECK (t.x > 0)`) names the new one: SQLite renames those
-    /// references back when the table takes its final name.
+    /// references back (quoted) when the table takes its final name, and the plan then stores
+    /// the statement as written (``Database/keepDefinitionAsWritten(_:)``).
     static func createSQL(of table: TableDefinition, named name: String) -> String? {
         let tokens = SQLTokenizer.tokenize(table.sql)
         guard let open = tokens.firstIndex(where: { $0.isSymbol("(") }), open > 0 else { return nil }
@@ -363,7 +394,7 @@ struct SchemaPlanner {
 
     /// Up to five rows of `table` matching `condition`, named by rowid or primary key, as
     /// ` (rows with rowid 3, 8)` for a refusal message.
-    private func rowsNamed(in table: TableDefinition, where condition: String, prefix: String = "") throws -> String {
+    func rowsNamed(in table: TableDefinition, where condition: String, prefix: String = "") throws -> String {
         let keyColumns = table.columns.filter { $0.primaryKeyIndex > 0 }.sorted {
             $0.primaryKeyIndex < $1.primaryKeyIndex
         }
@@ -390,70 +421,34 @@ struct SchemaPlanner {
             + ")"
     }
 
-    /// Rows that would share a value of a new unique key are refused here, naming them,
-    /// rather than failing the copy half-way.
-    private mutating func checkUniqueKeys(
+    /// Rows whose new foreign key would point at no parent row are refused here, naming them;
+    /// so are the rows of a kept key whose parent table is dropped or replaced by a new one.
+    mutating func checkForeignKeys(
         of table: TableDefinition, copying columns: [TableRebuild.CopiedColumn], from source: TableDefinition
     ) throws {
-        var sourceKeys = source.uniqueKeys
-        if let alias = source.rowIDAlias { sourceKeys.append(UniqueKey(columns: [alias], collations: ["BINARY"])) }
-        for key in table.uniqueKeys
-            + (table.rowIDAlias.map { [UniqueKey(columns: [$0], collations: ["BINARY"])] } ?? [])
-        {
-            // Only keys whose every column is copied as it is can be checked on the live rows.
-            let sources = key.columns.map { name in
-                columns.first { $0.target.isSameSQLiteName(as: name) && $0.fill == nil }?.source
+        // (A parent missing from both schemas broke its references before the change, which
+        // leaves those alone.)
+        func parentIsNew(_ key: ForeignKeyDefinition) -> Bool {
+            guard let parent = desired.table(named: key.parentTable) else {
+                return live.table(named: key.parentTable) != nil
             }
-            guard sources.allSatisfy({ $0 != nil }) else { continue }
-            let sourceColumns = sources.compactMap { $0 }
-            let existing = UniqueKey(columns: sourceColumns, collations: key.collations)
-            // A key the live table already enforces cannot be broken by its rows.
-            if sourceKeys.contains(where: { $0.isSame(as: existing) }) { continue }
-            let grouped = zip(sourceColumns, key.collations).map { column, collation in
-                "\(column.quotedDatabaseIdentifier) COLLATE \(collation.quotedDatabaseIdentifier)"
-            }.joined(separator: ", ")
-            let notNull = sourceColumns.map { "\($0.quotedDatabaseIdentifier) IS NOT NULL" }.joined(separator: " AND ")
-            let values = sourceColumns.map { "quote(\($0.quotedDatabaseIdentifier))" }.joined(separator: " || ', ' || ")
-            let duplicates = try db.fetchAll(
-                Row.self,
-                sql: """
-                    SELECT \(values), count(*) FROM \(source.name.quotedDatabaseIdentifier) WHERE \(notNull)
-                    GROUP BY \(grouped) HAVING count(*) > 1 LIMIT 4
-                    """)
-            guard !duplicates.isEmpty else { continue }
-            let described = try duplicates.prefix(3).map { row in
-                "\(try row.decode(String.self, at: 0)) in \(try row.decode(Int.self, at: 1)) rows"
-            }.joined(separator: ", ")
-            refusals.append(
-                "Table \(table.name) gets a unique key on (\(key.columns.joined(separator: ", "))) but its rows repeat "
-                    + "values: \(described)\(duplicates.count > 3 ? ", ..." : ""). "
-                    + "Make those rows unique (or delete the extra ones) first.")
+            return options.sourceTableName(for: parent.name).flatMap { live.table(named: $0) } == nil
         }
-    }
-
-    /// Rows whose new foreign key would point at no parent row are refused here, naming them.
-    private mutating func checkForeignKeys(
-        of table: TableDefinition, copying columns: [TableRebuild.CopiedColumn], from source: TableDefinition
-    ) throws {
-        for key in table.foreignKeys where !source.foreignKeys.contains(key) {
+        for key in table.foreignKeys where !source.foreignKeys.contains(key) || parentIsNew(key) {
             let childColumns = key.columns.map { name in
                 columns.first { $0.target.isSameSQLiteName(as: name) && $0.fill == nil }?.source
             }
-            guard childColumns.allSatisfy({ $0 != nil }), let parent = desired.table(named: key.parentTable) else {
-                continue
-            }
-            var parentKey = key.parentColumns
-            if parentKey.isEmpty {
-                parentKey = parent.columns.filter { $0.primaryKeyIndex > 0 }.sorted {
-                    $0.primaryKeyIndex < $1.primaryKeyIndex
-                }
-                .map(\.name)
-            }
-            guard parentKey.count == key.columns.count else { continue }
+            guard childColumns.allSatisfy({ $0 != nil }) else { continue }
+            // A parent table the new schema lacks has no rows: every reference is broken.
+            let parent = desired.table(named: key.parentTable)
+            let parentKey = desired.parentColumns(of: key)
+            guard parent == nil || parentKey.count == key.columns.count else { continue }
             let condition: String
             let children = childColumns.compactMap { $0 }
             let notNull = children.map { "c.\($0.quotedDatabaseIdentifier) IS NOT NULL" }.joined(separator: " AND ")
-            if let parentSource = options.sourceTableName(for: parent.name).flatMap({ live.table(named: $0) }) {
+            if let parent,
+                let parentSource = options.sourceTableName(for: parent.name).flatMap({ live.table(named: $0) })
+            {
                 let parentOld = options.oldColumnNames(inTable: parent.name)
                 let parentColumns = parentKey.map { parentOld[$0.sqliteFolded] ?? $0 }
                 guard parentColumns.allSatisfy({ parentSource.column(named: $0) != nil }) else { continue }
@@ -472,8 +467,8 @@ struct SchemaPlanner {
                 ?? 0
             guard orphans > 0 else { continue }
             refusals.append(
-                "Table \(table.name) gets a foreign key (\(key.columns.joined(separator: ", "))) → \(parent.name), but "
-                    + "\(orphans) row(s) refer to no row of \(parent.name)"
+                "Table \(table.name) gets a foreign key (\(key.columns.joined(separator: ", "))) → \(key.parentTable), but "
+                    + "\(orphans) row(s) refer to no row of \(key.parentTable)"
                     + "\(try rowsNamed(in: source, where: condition, prefix: "c.")). "
                     + "Add the missing parent rows or fix those rows first.")
         }
@@ -523,7 +518,8 @@ struct SchemaPlanner {
             sql: "SELECT count(\(column.quotedDatabaseIdentifier)) FROM \(table.quotedDatabaseIdentifier)") ?? 0
     }
 
-    private func freeTemporaryName(for table: String) throws -> String {
+    /// `serialdb_new_<table>`, or with a number when that name is taken.
+    static func freeTemporaryName(for table: String, in db: Database) throws -> String {
         var candidate = "serialdb_new_" + table
         var attempt = 1
         while try db.fetchOne(
@@ -543,7 +539,7 @@ struct SchemaPlanner {
                 $0.kind == object.kind && $0.name.sqliteFolded == object.name.sqliteFolded
             })
         else { return true }
-        return !wanted.isSameDefinition(as: object)
+        return wanted.name != object.name || !wanted.isSameDefinition(as: object)
     }
 
     private func isNewOrChanged(_ object: SchemaObject) -> Bool {
@@ -552,7 +548,7 @@ struct SchemaPlanner {
                 $0.kind == object.kind && $0.name.sqliteFolded == object.name.sqliteFolded
             })
         else { return true }
-        return !existing.isSameDefinition(as: object)
+        return existing.name != object.name || !existing.isSameDefinition(as: object)
     }
 
     private func dropSQL(_ object: SchemaObject) -> String {
