@@ -19,13 +19,19 @@ import SerialDB
 /// Databases synced before this form keyed their side tables by `quote()` alone, which stops
 /// at a NUL byte; ``migrateLegacyKeys(_:)`` rewrites them once.
 enum CanonicalKey {
-    /// The canonical key of `values`, computed by SQLite.
-    static func make(_ db: Database, values: [DatabaseValue]) throws -> String {
-        let sql = "SELECT " + (1...max(values.count, 1)).map { column("?\($0)") }.joined(separator: " || ',' || ")
+    /// The canonical key of `values`, computed by SQLite. `sql` is ``selectSQL(count:)`` for
+    /// `values.count`, for callers that compute many keys of one shape.
+    static func make(_ db: Database, values: [DatabaseValue], sql: String? = nil) throws -> String {
+        let sql = sql ?? selectSQL(count: values.count)
         guard let key = try db.fetchOne(String.self, sql: sql, arguments: StatementArguments(values)) else {
             throw SyncError(.unsupportedTable, "A primary key could not be put in canonical form.")
         }
         return key
+    }
+
+    /// The statement that computes the canonical key of `count` bound values.
+    static func selectSQL(count: Int) -> String {
+        "SELECT " + (1...max(count, 1)).map { column("?\($0)") }.joined(separator: " || ',' || ")
     }
 
     /// The SQL expression of the canonical key of a row, for triggers and queries, with
