@@ -1,31 +1,119 @@
 import Foundation
 import SerialDB
 
-/// A row's primary key in one text form that handles every type, BLOB included: SQLite's
-/// `quote()` of each key column, joined by commas (`'a1'`, `12,X'00FF'`, `NULL`).
+/// A row's primary key in one text form that is exact for every value SQLite stores: each key
+/// column as a type tag and its content, joined by commas.
 ///
-/// The outbox triggers compute it in SQL from `NEW`/`OLD`; Swift computes it through the same
-/// `quote()` (``make(_:values:)``), so both sides agree byte for byte. Side tables are keyed
-/// by (table, canonical key). See <https://www.sqlite.org/lang_corefunc.html#quote>.
+/// - `N`: NULL
+/// - `I-12`: an INTEGER in decimal
+/// - `R2.5`: a REAL as SQLite's `quote()` writes it (it reads back as the same double)
+/// - `T6B007A`: TEXT as the hex of its UTF-8 bytes, NUL bytes included (`'k'` is `T6B`,
+///   `'k\0z'` is `T6B007A`)
+/// - `B00FF`: a BLOB as the hex of its bytes
+///
+/// None of these contain a comma, so the columns split back apart. The outbox triggers compute
+/// it in SQL from `NEW`/`OLD` (``expression(columns:prefix:)``); Swift computes it through the
+/// same expression (``make(_:values:)``), so both sides agree byte for byte. Side tables are
+/// keyed by (table, canonical key).
+///
+/// Databases synced before this form keyed their side tables by `quote()` alone, which stops
+/// at a NUL byte; ``migrateLegacyKeys(_:)`` rewrites them once.
 enum CanonicalKey {
-    /// The canonical key of `values`, computed by SQLite.
-    static func make(_ db: Database, values: [DatabaseValue]) throws -> String {
-        let sql = "SELECT " + Array(repeating: "quote(?)", count: values.count).joined(separator: " || ',' || ")
+    /// The canonical key of `values`, computed by SQLite. `sql` is ``selectSQL(count:)`` for
+    /// `values.count`, for callers that compute many keys of one shape.
+    static func make(_ db: Database, values: [DatabaseValue], sql: String? = nil) throws -> String {
+        let sql = sql ?? selectSQL(count: values.count)
         guard let key = try db.fetchOne(String.self, sql: sql, arguments: StatementArguments(values)) else {
             throw SyncError(.unsupportedTable, "A primary key could not be put in canonical form.")
         }
         return key
     }
 
-    /// The SQL expression of the canonical key of a row, for triggers and queries:
-    /// `quote(NEW."a") || ',' || quote(NEW."b")` with `prefix` `"NEW."`.
-    static func expression(columns: [String], prefix: String = "") -> String {
-        columns.map { "quote(\(prefix)\($0.quotedDatabaseIdentifier))" }.joined(separator: " || ',' || ")
+    /// The statement that computes the canonical key of `count` bound values.
+    static func selectSQL(count: Int) -> String {
+        "SELECT " + (1...max(count, 1)).map { column("?\($0)") }.joined(separator: " || ',' || ")
     }
 
-    /// The values of a canonical key, or `nil` when `text` is not one. Reads unicode scalars,
-    /// not characters, so that a quote followed by a combining mark is still a quote.
+    /// The SQL expression of the canonical key of a row, for triggers and queries, with
+    /// `prefix` `"NEW."` or `"OLD."` in a trigger.
+    static func expression(columns: [String], prefix: String = "") -> String {
+        columns.map { column(prefix + $0.quotedDatabaseIdentifier) }.joined(separator: " || ',' || ")
+    }
+
+    /// The canonical form of one value in SQL; `value` is a column reference or a parameter.
+    private static func column(_ value: String) -> String {
+        """
+        CASE typeof(\(value)) WHEN 'integer' THEN 'I' || \(value) WHEN 'real' THEN 'R' || quote(\(value)) \
+        WHEN 'text' THEN 'T' || hex(\(value)) WHEN 'blob' THEN 'B' || hex(\(value)) ELSE 'N' END
+        """
+    }
+
+    /// The values of a canonical key, or `nil` when `text` is not one.
     static func parse(_ text: String) -> [DatabaseValue]? {
+        var values: [DatabaseValue] = []
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let tag = part.first else { return nil }
+            let content = String(part.dropFirst())
+            switch tag {
+            case "N" where content.isEmpty: values.append(.null)
+            case "I":
+                guard let integer = Int64(content) else { return nil }
+                values.append(.integer(integer))
+            case "R":
+                guard let real = Double(content) else { return nil }
+                values.append(.real(real))
+            case "T":
+                guard let bytes = data(hex: content) else { return nil }
+                values.append(.text(String(decoding: bytes, as: UTF8.self)))
+            case "B":
+                guard let bytes = data(hex: content) else { return nil }
+                values.append(.blob(bytes))
+            default: return nil
+            }
+        }
+        return values
+    }
+
+    // MARK: - The form before
+
+    /// Rewrites the side tables of a database synced before this form (keys were `quote()`
+    /// of each column), and records the form so that it runs once. Call in a transaction, then
+    /// reinstall the outbox triggers, which compute the old form.
+    ///
+    /// - Returns: whether anything was rewritten (the triggers then need reinstalling).
+    static func migrateLegacyKeys(_ db: Database) throws -> Bool {
+        let columns = try db.fetchAll(String.self, sql: "SELECT name FROM pragma_table_info('serialdb_sync_state')")
+        guard !columns.contains("key_format") else { return false }
+        try db.execute(sql: "ALTER TABLE serialdb_sync_state ADD COLUMN key_format INTEGER NOT NULL DEFAULT 1")
+        // The form before never starts with N followed by a comma or nothing, I, R, T or B,
+        // so a rewritten key never meets one not rewritten yet.
+        for table in ["serialdb_sync_row", "serialdb_sync_outbox", "serialdb_sync_seen"] {
+            let keys = try db.fetchAll(Row.self, sql: "SELECT DISTINCT table_name, key FROM \(table)")
+            for entry in keys {
+                let (name, old): (String, String) = (try entry.decode(at: 0), try entry.decode(at: 1))
+                guard let values = parseLegacy(old) else {
+                    throw SyncError(
+                        .unsupportedTable,
+                        "A key of \(name.quotedDatabaseIdentifier) in \(table) (\(old)) cannot be read; the "
+                            + "database was changed outside SerialDB. Delete that entry to go on.")
+                }
+                // Both columns, so that each update finds its rows through the (table_name, key) index.
+                try db.execute(
+                    sql: "UPDATE \(table) SET key = ? WHERE table_name = ? AND key = ?",
+                    arguments: [try make(db, values: values), name, old])
+            }
+        }
+        try db.execute(sql: "UPDATE serialdb_sync_state SET key_format = \(currentFormat)")
+        return true
+    }
+
+    /// The form written by this version, in `serialdb_sync_state.key_format`.
+    static let currentFormat = 2
+
+    /// The values of a key in the form before (`quote()` of each column: `'a1'`, `12,X'00FF'`,
+    /// `NULL`), or `nil` when `text` is not one. Reads unicode scalars, not characters, so
+    /// that a quote followed by a combining mark is still a quote.
+    static func parseLegacy(_ text: String) -> [DatabaseValue]? {
         let scalars = Array(text.unicodeScalars)
         var values: [DatabaseValue] = []
         var index = 0

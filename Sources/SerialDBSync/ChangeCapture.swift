@@ -13,8 +13,15 @@ enum ChangeCapture {
         ["insert", "update", "delete"].map { "serialdb_sync_\($0)_\(table)" }
     }
 
-    /// (Re)creates the triggers of `table`, registering it in `serialdb_sync_table`.
-    static func install(_ db: Database, table: SyncedTable) throws {
+    /// (Re)creates the triggers of `table`, registering it in `serialdb_sync_table`, and
+    /// queues for upload the rows the table already holds that the sync has never seen: rows
+    /// the app wrote before the table was synced (or while something had dropped the
+    /// triggers) are local changes like any other. A row that is already on the server under
+    /// the same key meets it as a conflict, reported like every conflict.
+    ///
+    /// - Returns: how many rows were queued.
+    @discardableResult
+    static func install(_ db: Database, table: SyncedTable) throws -> Int {
         try db.execute(sql: "INSERT OR IGNORE INTO serialdb_sync_table(name) VALUES (?)", arguments: [table.name])
         guard
             let id = try db.fetchOne(
@@ -56,6 +63,22 @@ enum ChangeCapture {
                 \(record(oldKey, "delete"))
                 END
                 """)
+        return try captureUnseenRows(db, table: table)
+    }
+
+    /// Queues an upsert for every row without a known server version and without an outbox
+    /// entry. One statement, whatever the number of rows.
+    private static func captureUnseenRows(_ db: Database, table: SyncedTable) throws -> Int {
+        try db.execute(
+            sql: """
+                INSERT INTO serialdb_sync_outbox(table_name, key, op)
+                SELECT ?1, local.key, 'upsert'
+                FROM (SELECT \(CanonicalKey.expression(columns: table.primaryKey)) AS key
+                      FROM \(table.name.quotedDatabaseIdentifier)) AS local
+                WHERE NOT EXISTS (SELECT 1 FROM serialdb_sync_row WHERE table_name = ?1 AND key = local.key)
+                AND NOT EXISTS (SELECT 1 FROM serialdb_sync_outbox WHERE table_name = ?1 AND key = local.key)
+                """, arguments: [table.name])
+        return db.changesCount
     }
 
     /// Drops the triggers of `table` if they exist.

@@ -8,6 +8,7 @@ extension FetchDataRequest: WireRequest {
         writer.integer(since)
         writer.raw(",\"limit\":")
         writer.integer(Int64(limit))
+        if resyncing { writer.raw(",\"resyncing\":true") }
         writer.raw("}")
     }
 }

@@ -8,12 +8,34 @@ public struct FetchDataRequest: Sendable, Codable, Equatable {
     /// before it would pass 4 MiB of JSON, so it may hold fewer (but at least one) with
     /// ``FetchDataResponse/hasMore`` set.
     public var limit: Int
+    /// The page belongs to a resync (`"resyncing": true`, sent only when true): the server
+    /// never answers "resync" to it, whatever its purge floor, so a resync pages through a
+    /// table of any size.
+    public var resyncing: Bool
 
     /// Creates a request.
-    public init(table: String, since: Int64, limit: Int) {
+    public init(table: String, since: Int64, limit: Int, resyncing: Bool = false) {
         self.table = table
         self.since = since
         self.limit = limit
+        self.resyncing = resyncing
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case table
+        case since
+        case limit
+        case resyncing
+    }
+
+    /// Reads a request; `resyncing` is optional.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            table: try container.decode(String.self, forKey: .table),
+            since: try container.decode(Int64.self, forKey: .since),
+            limit: try container.decode(Int.self, forKey: .limit),
+            resyncing: try container.decodeIfPresent(Bool.self, forKey: .resyncing) ?? false)
     }
 }
 

@@ -9,28 +9,41 @@ enum Outbox {
         try db.fetchOne(Int64.self, sql: "SELECT max(seq) FROM serialdb_sync_outbox") ?? 0
     }
 
+    /// The mutations of one upload, and the entries refused before sending.
+    struct Batch {
+        var mutations: [SyncMutation] = []
+        /// Entries that cannot travel (a REAL that is infinite: JSON has no form for it). They
+        /// left the outbox, as a change the server rejects does; the local row is untouched.
+        var rejected: [SyncRejection] = []
+
+        var isEmpty: Bool { mutations.isEmpty && rejected.isEmpty }
+    }
+
     /// The next batch, in seq order. Entries sent before without an answer come first, exactly
     /// as they were sent (same seqs, same rows), so a retried request changes nothing twice.
     /// Otherwise up to `limit` unsent entries become mutations: the row is read now, the base
     /// version is the one last seen; they are marked sent with the mutation kept. A delete of a
-    /// key the server never had is dropped instead of sent.
-    static func nextBatch(_ db: Database, limit: Int, through highWater: Int64) throws -> [SyncMutation] {
+    /// key the server never had is dropped instead of sent; a row with a value JSON cannot
+    /// carry leaves the outbox as a rejection, so it never holds up the others.
+    static func nextBatch(_ db: Database, limit: Int, through highWater: Int64) throws -> Batch {
         let pending = try db.fetchAll(
             Row.self, sql: "SELECT seq, mutation FROM serialdb_sync_outbox WHERE sent = 1 ORDER BY seq LIMIT ?",
             arguments: [limit])
         if !pending.isEmpty {
-            return try pending.map { entry in
-                let seq: Int64 = try entry.decode(at: 0)
-                do {
-                    return try SyncMutation(
-                        json: try JSONValue.parse(try entry.decode(String.self, at: 1).utf8), context: "upload \(seq)")
-                } catch {
-                    throw SyncError(
-                        .invalidResponse,
-                        "The outbox's copy of upload \(seq), sent before without an answer, cannot be read (\(error)); "
-                            + "the database was changed outside SerialDB. Delete that outbox entry to go on.")
-                }
-            }
+            return Batch(
+                mutations: try pending.map { entry in
+                    let seq: Int64 = try entry.decode(at: 0)
+                    do {
+                        return try SyncMutation(
+                            json: try JSONValue.parse(try entry.decode(String.self, at: 1).utf8),
+                            context: "upload \(seq)")
+                    } catch {
+                        throw SyncError(
+                            .invalidResponse,
+                            "The outbox's copy of upload \(seq), sent before without an answer, cannot be read (\(error)); "
+                                + "the database was changed outside SerialDB. Delete that outbox entry to go on.")
+                    }
+                })
         }
         let entries = try db.fetchAll(
             Row.self,
@@ -38,7 +51,7 @@ enum Outbox {
                 "SELECT seq, table_name, key, op FROM serialdb_sync_outbox WHERE sent = 0 AND seq <= ? ORDER BY seq LIMIT ?",
             arguments: [highWater, limit])
         var tables: [String: SyncedTable] = [:]
-        var batch: [SyncMutation] = []
+        var batch = Batch()
         for entry in entries {
             let seq: Int64 = try entry.decode(at: 0)
             let tableName: String = try entry.decode(at: 1)
@@ -63,14 +76,36 @@ enum Outbox {
                 try db.execute(sql: "DELETE FROM serialdb_sync_outbox WHERE seq = ?", arguments: [seq])
                 continue
             }
+            if let column = nonFiniteColumn(of: mutation) {
+                try db.execute(sql: "DELETE FROM serialdb_sync_outbox WHERE seq = ?", arguments: [seq])
+                batch.rejected.append(
+                    SyncRejection(
+                        table: tableName, key: Dictionary(uniqueKeysWithValues: zip(table.primaryKey, values)),
+                        operation: mutation.op,
+                        message:
+                            "not sent: column \(JSONWriter.quoted(column.name)) is \(column.value), which JSON cannot "
+                            + "carry to the server; store a finite number or NULL and the row goes up with the next sync"
+                    ))
+                continue
+            }
             var writer = JSONWriter(capacity: 256)
             try mutation.write(to: &writer)
             let encoded = writer.string
             try db.execute(
                 sql: "UPDATE serialdb_sync_outbox SET sent = 1, mutation = ? WHERE seq = ?", arguments: [encoded, seq])
-            batch.append(mutation)
+            batch.mutations.append(mutation)
         }
         return batch
+    }
+
+    /// The first column (by name) of the mutation's row or key that holds an infinite REAL.
+    /// (SQLite stores NaN as NULL, so infinities are the only doubles without a JSON form.)
+    private static func nonFiniteColumn(of mutation: SyncMutation) -> (name: String, value: Double)? {
+        let columns = mutation.row ?? mutation.key ?? [:]
+        for name in columns.keys.sorted() {
+            if case .real(let real) = columns[name], !real.isFinite { return (name, real) }
+        }
+        return nil
     }
 
     /// What settling one batch did.
@@ -81,6 +116,8 @@ enum Outbox {
         var rejected: [SyncRejection] = []
         /// Rows kept by the resolver and queued again on the server's version.
         var requeuedThrough: Int64?
+        /// Tables with an applied change: their cursor is behind it now.
+        var changedTables: Set<String> = []
     }
 
     /// Applies the server's results for `batch`, in one transaction with the triggers quiet:
@@ -117,6 +154,7 @@ enum Outbox {
                         throw SyncError(.invalidResponse, "An applied upload (seq \(mutation.seq)) has no version.")
                     }
                     settled.uploaded += 1
+                    settled.changedTables.insert(mutation.table)
                     try SyncMetadata.setKnownVersion(
                         db, table: mutation.table, key: key, version: mutation.op == .delete ? nil : version)
                 case .rejected:

@@ -1,8 +1,8 @@
 import SerialDB
 import Synchronization
 
-/// Syncs the tables of one database with a server: uploads local changes, then fetches the
-/// definitions and rows that changed on the server.
+/// Syncs the tables of one database with a server: applies the table definitions that changed
+/// on the server, uploads local changes, then fetches the rows that changed there.
 ///
 /// The app writes with plain SQL through its queue; triggers record each change of a synced
 /// table for upload, so no app code is involved. Tables come from the server: a new table is
@@ -33,8 +33,6 @@ public final class SyncClient: Sendable {
     public let pageSize: Int
 
     private let running = Mutex(false)
-    /// The account the transport's token was found to belong to, once checked.
-    private let verifiedAccount = Mutex<String?>(nil)
 
     /// Prepares `queue` for sync: creates `TableVersion` and SerialDB's side tables when
     /// missing, and puts back the outbox triggers of synced tables if something dropped them.
@@ -54,14 +52,18 @@ public final class SyncClient: Sendable {
         self.conflictResolver = conflictResolver
         self.pageSize = min(max(pageSize, 1), 500)
         clientID = try queue.write { db in
-            let clientID = try SyncMetadata.install(db)
-            try Self.restoreTriggers(db)
+            let (clientID, migratedKeys) = try SyncMetadata.install(db)
+            try Self.restoreTriggers(db, all: migratedKeys)
             return clientID
         }
     }
 
-    /// Uploads local changes, then asks which tables changed, applies new definitions and
+    /// Asks which tables changed and applies new definitions, uploads local changes, then
     /// fetches new rows.
+    ///
+    /// Definitions come before the upload, so that changes of a table the server renamed go up
+    /// under its new names, rows an app table held before it was synced go up with this sync,
+    /// and a table the server no longer serves is not sent to it.
     ///
     /// - Parameter progress: called as the sync moves on (from the sync's task).
     /// - Returns: what was uploaded, downloaded, in conflict, changed in the schema, rejected.
@@ -79,15 +81,18 @@ public final class SyncClient: Sendable {
         defer { running.withLock { $0 = false } }
         var report = SyncReport()
         var state = SyncProgress(
-            phase: .uploading, tablesCompleted: 0, tablesTotal: 0, rowsUploaded: 0, rowsDownloaded: 0)
+            phase: .checking, tablesCompleted: 0, tablesTotal: 0, rowsUploaded: 0, rowsDownloaded: 0)
         progress?(state)
-        if verifiedAccount.withLock({ $0 }) == nil, try await queue.read({ db in try Outbox.highWater(db) }) > 0 {
-            // Uploading under a token of another account would hand this account's rows to
-            // it: check the token's account before the first upload of this client.
-            try await verifyAccount(try await checkUpdate())
-        }
-        try await upload(into: &report, state: &state, progress: progress)
-        try await download(into: &report, state: &state, progress: progress)
+        // Uploading under a token of another account would hand this account's rows to it:
+        // the token's account is checked before anything is sent or applied.
+        let (tables, check) = try await checkUpdate()
+        try verifyAccount(tables, check)
+        let toFetch = try await applyDefinitions(check, tables: tables, into: &report)
+        state.phase = .uploading
+        progress?(state)
+        let uploadedTo = try await upload(into: &report, state: &state, progress: progress)
+        try await download(
+            check, tables: toFetch, uploadedTo: uploadedTo, into: &report, state: &state, progress: progress)
         state.phase = .finished
         progress?(state)
         return report
@@ -97,9 +102,11 @@ public final class SyncClient: Sendable {
 
     /// Sends the outbox in batches. Conflicts the resolver keeps locally are queued again and
     /// sent in a few more rounds at most, so two devices that both insist cannot loop forever.
+    /// Returns the tables the server applied changes to.
     private func upload(
         into report: inout SyncReport, state: inout SyncProgress, progress: (@Sendable (SyncProgress) -> Void)?
-    ) async throws {
+    ) async throws -> Set<String> {
+        var changedTables: Set<String> = []
         var highWater = try await queue.read { db in try Outbox.highWater(db) }
         var extraRounds = 3
         let limit = pageSize
@@ -108,12 +115,16 @@ public final class SyncClient: Sendable {
             try Task.checkCancellation()
             let through = highWater
             let batch = try await queue.write { db in try Outbox.nextBatch(db, limit: limit, through: through) }
-            guard !batch.isEmpty else { return }
-            let response = try await transport.postData(PostDataRequest(clientID: clientID, mutations: batch))
+            guard !batch.isEmpty else { return changedTables }
+            report.rejected += batch.rejected
+            guard !batch.mutations.isEmpty else { continue }
+            let mutations = batch.mutations
+            let response = try await transport.postData(PostDataRequest(clientID: clientID, mutations: mutations))
             let settled = try await queue.write { db in
-                try Outbox.settle(db, batch: batch, results: response.results, resolver: resolver)
+                try Outbox.settle(db, batch: mutations, results: response.results, resolver: resolver)
             }
             report.uploaded += settled.uploaded
+            changedTables.formUnion(settled.changedTables)
             report.downloaded += settled.downloaded
             report.conflicts += settled.conflicts
             report.rejected += settled.rejected
@@ -127,41 +138,84 @@ public final class SyncClient: Sendable {
         }
     }
 
+    // MARK: - Definitions
+
+    /// Applies the definitions check-update says changed, then stops syncing the tables it no
+    /// longer lists. Returns the `TableVersion` row of each table to fetch (a refused
+    /// definition is not fetched).
+    private func applyDefinitions(
+        _ check: CheckUpdateResponse, tables: [SyncMetadata.TableState], into report: inout SyncReport
+    ) async throws -> [String: SyncMetadata.TableState] {
+        var toFetch: [String: SyncMetadata.TableState] = [:]
+        for table in check.tables {
+            try Task.checkCancellation()
+            let current = tables.first { $0.table == table.table }
+            guard table.schemaChanged || current == nil || current?.structVersion != table.structVersion else {
+                toFetch[table.table] = current
+                continue
+            }
+            let schema = try await transport.fetchSchema(FetchSchemaRequest(table: table.table))
+            // A table the server renamed is still listed here under its old name.
+            let previous = current ?? schema.renamedFrom.flatMap { old in tables.first { $0.table == old } }
+            let change = try await queue.inDatabase { db in
+                try TableSchemaChange.apply(db, table: table, schema: schema, previous: previous)
+            }
+            report.schemaChanges.append(change)
+            if change.isApplied {
+                toFetch[table.table] = try await queue.read { db in try SyncMetadata.tableState(db, table: table.table)
+                }
+            }
+        }
+        try await stopSyncingTablesNoLongerServed(check, into: &report)
+        return toFetch
+    }
+
+    /// A table of `TableVersion` that check-update no longer lists was removed from the
+    /// server's configuration (a renamed one has moved to its new name by now): it stops being
+    /// synced, its local table and rows stay.
+    private func stopSyncingTablesNoLongerServed(_ check: CheckUpdateResponse, into report: inout SyncReport)
+        async throws
+    {
+        let served = Set(check.tables.map(\.table))
+        let stopped = try await queue.write { db in
+            var stopped: [(String, [SyncRejection])] = []
+            for table in try SyncMetadata.tableStates(db) where !served.contains(table.table) {
+                stopped.append((table.table, try TableSchemaChange.stopSyncing(db, table: table.table)))
+            }
+            return stopped
+        }
+        for (table, rejected) in stopped {
+            report.unsyncedTables.append(table)
+            report.rejected += rejected
+        }
+    }
+
     // MARK: - Download
 
+    /// Fetches the new rows of every table of `tables` (the ones served, with their cursors):
+    /// those check-update said changed, and those this sync uploaded to (so that the cursor
+    /// covers the versions of its own changes).
     private func download(
+        _ check: CheckUpdateResponse, tables: [String: SyncMetadata.TableState], uploadedTo: Set<String>,
         into report: inout SyncReport, state: inout SyncProgress, progress: (@Sendable (SyncProgress) -> Void)?
     ) async throws {
-        state.phase = .checking
-        progress?(state)
-        try Task.checkCancellation()
-        let (tables, check) = try await checkUpdate()
-        try await verifyAccount((tables, check))
         let resyncing = try await queue.read { db in try Download.resyncingTables(db) }
         state.tablesTotal = check.tables.count
         for table in check.tables {
             try Task.checkCancellation()
             state.phase = .downloading(table: table.table)
             progress?(state)
-            var current = tables.first { $0.table == table.table }
-            if table.schemaChanged || current == nil || current?.structVersion != table.structVersion {
-                let schema = try await transport.fetchSchema(FetchSchemaRequest(table: table.table))
-                let previous = current
-                let change = try await queue.inDatabase { db in
-                    try TableSchemaChange.apply(db, table: table, schema: schema, previous: previous)
+            if let current = tables[table.table] {
+                // "data_changed" also says when a purge overtook the cursor: the highest version
+                // left on the server may then be below the cursor, yet the table must resync.
+                let cursor = current.version
+                if table.dataChanged || table.version > cursor || uploadedTo.contains(table.table)
+                    || resyncing.contains(table.table)
+                {
+                    report.downloaded += try await fetch(
+                        table.table, from: cursor, resyncing: resyncing.contains(table.table), state: &state,
+                        progress: progress)
                 }
-                report.schemaChanges.append(change)
-                guard change.isApplied else {
-                    state.tablesCompleted += 1
-                    continue
-                }
-                current = try await queue.read { db in try SyncMetadata.tableState(db, table: table.table) }
-            }
-            let cursor = current?.version ?? 0
-            if table.version > cursor || resyncing.contains(table.table) {
-                report.downloaded += try await fetch(
-                    table.table, from: cursor, resyncing: resyncing.contains(table.table), state: &state,
-                    progress: progress)
             }
             state.tablesCompleted += 1
             state.rowsDownloaded = report.downloaded
@@ -181,25 +235,26 @@ public final class SyncClient: Sendable {
     }
 
     /// Refuses a token of another account than the one whose rows the database holds.
-    private func verifyAccount(_ checked: ([SyncMetadata.TableState], CheckUpdateResponse)) async throws {
-        let (tables, check) = checked
+    private func verifyAccount(_ tables: [SyncMetadata.TableState], _ check: CheckUpdateResponse) throws {
         if let other = tables.first(where: { $0.ownerType == "account" && $0.owner != check.account }) {
             throw SyncError(
                 .accountMismatch,
                 "This database holds rows of account \"\(other.owner)\", but the token belongs to \"\(check.account)\". "
                     + "Open the account's own database (AccountDatabases) instead; nothing was sent or applied.")
         }
-        verifiedAccount.withLock { $0 = check.account }
     }
 
     /// Fetches and applies pages until the server has no more, one transaction per page.
     ///
-    /// A "resync" answer restarts the table from 0 in pages of 5000, the server's cap: the
-    /// server compares every cursor above 0 with its purge floor, so a pass from 0 whose page
+    /// A "resync" answer restarts the table from 0; its pages say `"resyncing": true`, which a
+    /// server never answers with "resync". For a server that predates that field, the pages
+    /// are of 5000, the server's cap: such a server compares every cursor above 0 with its
+    /// purge floor, so a pass from 0 whose page
     /// cursors stay below the floor would be told to resync again at its second page. Pages
-    /// of 5000 get past the floor unless more than 5000 changes lie below it (or fewer, when
-    /// their rows are large enough that 4 MiB of JSON ends a page first); a second "resync"
-    /// in one fetch then throws instead of looping.
+    /// of 5000 get past the floor unless 5000 or more changes lie below it (the cursor after the
+    /// first page is then the 5000th change's version, still below the floor), or fewer when
+    /// their rows are large enough that 4 MiB of JSON ends a page first; a second "resync" in
+    /// one fetch then throws instead of looping.
     private func fetch(
         _ table: String, from cursor: Int64, resyncing: Bool, state: inout SyncProgress,
         progress: (@Sendable (SyncProgress) -> Void)?
@@ -212,13 +267,14 @@ public final class SyncClient: Sendable {
         var downloaded = 0
         while true {
             try Task.checkCancellation()
-            let page = try await transport.fetchData(FetchDataRequest(table: table, since: since, limit: limit))
+            let page = try await transport.fetchData(
+                FetchDataRequest(table: table, since: since, limit: limit, resyncing: resyncing))
             if page.resync {
                 guard since > 0, !restarted else {
                     throw SyncError(
                         .invalidResponse,
-                        "The server asked to resync \(table) again while fetching it from 0: more than "
-                            + "\(Self.largestPage) of its changes lie below the server's tombstone purge floor, so its "
+                        "The server asked to resync \(table) again while fetching it from 0: \(Self.largestPage) "
+                            + "or more of its changes lie below the server's tombstone purge floor, so its "
                             + "pages cannot get past it. Purge tombstones less far on the server.")
                 }
                 try await queue.write { db in try Download.startResync(db, table: table) }
@@ -253,8 +309,9 @@ public final class SyncClient: Sendable {
     static let largestPage = 5000
 
     /// Puts back the outbox triggers of account tables that lost them (an app migration that
-    /// rebuilt a synced table, for example).
-    private static func restoreTriggers(_ db: Database) throws {
+    /// rebuilt a synced table, for example), or of every account table when `all` (their
+    /// canonical key changed form).
+    private static func restoreTriggers(_ db: Database, all: Bool) throws {
         for table in try SyncMetadata.tableStates(db) where table.ownerType == "account" {
             guard try db.tableExists(table.table) else { continue }
             let present =
@@ -263,7 +320,7 @@ public final class SyncClient: Sendable {
                     sql:
                         "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? AND name LIKE 'serialdb_sync_%'",
                     arguments: [table.table]) ?? 0
-            if present < 3 {
+            if present < 3 || all {
                 try ChangeCapture.install(db, table: try SyncedTable(db, name: table.table))
             }
         }

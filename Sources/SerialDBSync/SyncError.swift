@@ -4,26 +4,45 @@
 ///
 /// A closed queue surfaces as SerialDB's own `SerialDBError.Code.closed`.
 ///
+/// Match by code, as with `SerialDBError`:
+///
 /// ```swift
-/// catch let error as SyncError where error.code == .network { showOffline() }
+/// catch SyncError.Code.network { showOffline() }
+/// catch let error as SyncError where error.code == .server && error.httpStatus == 401 { signIn() }
 /// ```
 public struct SyncError: Error, Sendable, CustomStringConvertible {
     /// What kind of failure this is.
-    public enum Code: String, Sendable, Hashable {
+    ///
+    /// A struct of constants rather than an enum, like `SerialDBError.Code`: so that
+    /// `catch SyncError.Code.network { ... }` is an expression pattern, matched by
+    /// ``~=(_:_:)`` against the thrown error (Swift reads an enum case there as a pattern that
+    /// cannot match `any Error`, and the clause does not compile).
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's name, such as `"network"`.
+        public let rawValue: String
+
+        /// Wraps a code name.
+        public init(rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        /// The code's name.
+        public var description: String { rawValue }
+
         /// The server could not be reached or the connection broke; try again later.
-        case network
+        public static let network = Code(rawValue: "network")
         /// The server answered with an error (``SyncError/httpStatus`` and ``SyncError/serverCode`` say which).
-        case server
+        public static let server = Code(rawValue: "server")
         /// The server's answer does not follow the protocol.
-        case invalidResponse
+        public static let invalidResponse = Code(rawValue: "invalidResponse")
         /// Another sync of this client is running; wait for it.
-        case syncInProgress
+        public static let syncInProgress = Code(rawValue: "syncInProgress")
         /// The database was synced for another account than the token's.
-        case accountMismatch
+        public static let accountMismatch = Code(rawValue: "accountMismatch")
         /// An account id cannot be used (it is empty).
-        case invalidAccount
+        public static let invalidAccount = Code(rawValue: "invalidAccount")
         /// A table from the server cannot be synced as declared (for example, no PRIMARY KEY).
-        case unsupportedTable
+        public static let unsupportedTable = Code(rawValue: "unsupportedTable")
     }
 
     /// What kind of failure this is.

@@ -5,7 +5,8 @@ import SerialDB
 /// visible to the app) and SerialDB's own side tables, named `serialdb_…` so that the schema
 /// engine never treats them as the app's:
 ///
-/// - `serialdb_sync_state`: one row, this device's client id and the `applying` flag. The
+/// - `serialdb_sync_state`: one row, this device's client id, the form of the canonical keys
+///   (`key_format`, see `CanonicalKey`) and the `applying` flag. The
 ///   flag is set to 1 and back to 0 inside each transaction that applies server rows, so the
 ///   outbox triggers stay quiet for those writes; other connections never see it set, and a
 ///   crash rolls it back with the rest.
@@ -32,7 +33,8 @@ enum SyncMetadata {
         CREATE TABLE IF NOT EXISTS serialdb_sync_state(
             id INTEGER PRIMARY KEY CHECK (id = 1),
             client_id TEXT NOT NULL,
-            applying INTEGER NOT NULL DEFAULT 0)
+            applying INTEGER NOT NULL DEFAULT 0,
+            key_format INTEGER NOT NULL DEFAULT 2)
         """,
         "CREATE TABLE IF NOT EXISTS serialdb_sync_table(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)",
         """
@@ -54,18 +56,21 @@ enum SyncMetadata {
         """,
     ]
 
-    /// Creates the tables when missing and returns this device's client id (a UUID made once).
-    static func install(_ db: Database) throws -> String {
+    /// Creates the tables when missing, rewrites the keys of a database synced before the
+    /// current canonical form, and returns this device's client id (a UUID made once) and
+    /// whether keys were rewritten (the outbox triggers then compute the old form).
+    static func install(_ db: Database) throws -> (clientID: String, migratedKeys: Bool) {
         for statement in statements {
             try db.execute(sql: statement)
         }
+        let migratedKeys = try CanonicalKey.migrateLegacyKeys(db)
         try db.execute(
             sql: "INSERT OR IGNORE INTO serialdb_sync_state(id, client_id) VALUES (1, ?)",
             arguments: [UUID().uuidString.lowercased()])
         guard let clientID = try db.fetchOne(String.self, sql: "SELECT client_id FROM serialdb_sync_state") else {
             throw SyncError(.invalidAccount, "The sync state row is missing; the database was changed by hand.")
         }
-        return clientID
+        return (clientID, migratedKeys)
     }
 
     /// Runs `block` with the outbox triggers quiet: call inside a transaction only.

@@ -10,8 +10,13 @@ public struct SyncReport: Sendable {
     public var conflicts: [SyncConflict] = []
     /// Table definitions created or changed from the server, and the ones refused.
     public var schemaChanges: [SyncSchemaChange] = []
-    /// Local changes the server refused; they left the outbox, the local row is as it was.
+    /// Local changes the server refused, or that could not be sent (a REAL that is infinite,
+    /// a table the server no longer syncs); they left the outbox, the local row is as it was.
     public var rejected: [SyncRejection] = []
+    /// Tables this device synced that the server no longer serves (removed from its
+    /// configuration): they are no longer synced; the local tables and their rows are kept,
+    /// and their unsent changes are in ``rejected``.
+    public var unsyncedTables: [String] = []
 
     /// An empty report.
     public init() {}
@@ -53,12 +58,30 @@ public struct SyncSchemaChange: Sendable {
     public var toStructVersion: Int64
     /// What was done, one line per step (`rebuild "note": ...`); empty when nothing had to change.
     public var steps: [String]
+    /// Rows the table held that the sync had never seen (written before the table was
+    /// synced): they are local changes, queued for upload and sent by the same sync.
+    public var capturedRows = 0
+    /// Values this device had not uploaded yet, held by columns the server dropped from the
+    /// table (and so dropped here too): the row is otherwise kept and still goes up.
+    public var droppedValues: [SyncDroppedValue] = []
     /// Why it was refused (it would lose data, or rows do not fit); empty when applied. A
     /// refused change changed nothing, and the table is not downloaded until it is resolved.
     public var refusals: [String]
 
     /// Whether the change was applied.
     public var isApplied: Bool { refusals.isEmpty }
+}
+
+/// A value that was never uploaded, in a column the server's new definition dropped.
+public struct SyncDroppedValue: Sendable {
+    /// The table (its new name when the server renamed it).
+    public var table: String
+    /// The primary-key columns of the row.
+    public var key: [String: DatabaseValue]
+    /// The dropped column.
+    public var column: String
+    /// The value it held.
+    public var value: DatabaseValue
 }
 
 /// A local change the server refused.
@@ -69,7 +92,8 @@ public struct SyncRejection: Sendable {
     public var key: [String: DatabaseValue]
     /// Upsert or delete.
     public var operation: SyncMutation.Operation
-    /// The server's message.
+    /// The server's message, or why this device did not send the change (it starts with
+    /// `not sent:`).
     public var message: String
 }
 

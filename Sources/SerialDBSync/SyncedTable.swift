@@ -22,6 +22,8 @@ struct SyncedTable: Sendable {
     private let deleteRowSQL: String
     /// The upsert of a row that carries every column, the shape the server sends.
     private let fullUpsertSQL: String
+    /// The statement that computes a row's canonical key from its key values.
+    private let canonicalKeySQL: String
 
     /// Reads the table's shape.
     ///
@@ -58,6 +60,7 @@ struct SyncedTable: Sendable {
             "SELECT \(columns.map(\.name.quotedDatabaseIdentifier).joined(separator: ", ")) FROM \(table) WHERE \(keyCondition)"
         deleteRowSQL = "DELETE FROM \(table) WHERE \(keyCondition)"
         fullUpsertSQL = Self.upsertSQL(table: name, columns: columns.map(\.name), primaryKey: primaryKey)
+        canonicalKeySQL = CanonicalKey.selectSQL(count: primaryKey.count)
     }
 
     /// The column with this name (case-insensitive).
@@ -78,7 +81,7 @@ struct SyncedTable: Sendable {
             }
             return value.converted(to: self.column(named: column)?.affinity ?? .blob).databaseValue
         }
-        return (try CanonicalKey.make(db, values: values), values)
+        return (try CanonicalKey.make(db, values: values, sql: canonicalKeySQL), values)
     }
 
     /// The key columns of a key's values, for the wire.

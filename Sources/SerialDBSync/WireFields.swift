@@ -33,9 +33,13 @@ struct WireFields {
         try required(name, "an array") { $0.arrayValue }
     }
 
+    func object(_ name: String) throws -> [String: JSONValue] {
+        try required(name, "an object") { $0.objectValue }
+    }
+
     /// A row object: column name → value.
     func row(_ name: String) throws -> [String: SyncValue] {
-        try SyncValue.row(try required(name, "an object") { $0.objectValue }, context: "\(name) of \(context)")
+        try SyncValue.row(try object(name), context: "\(name) of \(context)")
     }
 
     /// The member, or `nil` when it is absent or null.

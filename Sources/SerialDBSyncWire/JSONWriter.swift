@@ -66,16 +66,27 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: "\""))
     }
 
-    /// A column value in the wire encoding: INTEGER → integer, REAL → number, TEXT → string,
-    /// NULL → null, BLOB → `{"base64": "..."}`.
+    /// A double. Swift prints the shortest text that reads back as the same double; an
+    /// integral double keeps its ".0", so it reads back as a number, not an integer.
+    ///
+    /// JSON has no form for infinities and NaN: one is written as `null`, so that the text is
+    /// always JSON. A caller that must not lose such a value refuses it before writing (the
+    /// sync client does not send the row; the server does not store it).
+    public mutating func number(_ double: Double) {
+        guard double.isFinite else {
+            raw("null")
+            return
+        }
+        bytes.append(contentsOf: "\(double)".utf8)
+    }
+
+    /// A column value in the wire encoding: INTEGER → integer, REAL → number (see
+    /// ``number(_:)`` for infinities), TEXT → string, NULL → null, BLOB → `{"base64": "..."}`.
     public mutating func value(_ value: DatabaseValue) {
         switch value {
         case .null: raw("null")
         case .integer(let integer): self.integer(integer)
-        case .real(let double):
-            // Swift prints the shortest text that reads back as the same double; an integral
-            // double keeps its ".0", so it reads back as a number, not an integer.
-            bytes.append(contentsOf: "\(double)".utf8)
+        case .real(let double): number(double)
         case .text(let text): string(text)
         case .blob(let data):
             raw("{\"base64\":")
@@ -90,7 +101,7 @@ public struct JSONWriter: Sendable {
         case .null: raw("null")
         case .bool(let bool): self.bool(bool)
         case .integer(let integer): self.integer(integer)
-        case .number(let double): bytes.append(contentsOf: "\(double)".utf8)
+        case .number(let double): number(double)
         case .string(let string): self.string(string)
         case .array(let elements):
             raw("[")

@@ -83,7 +83,15 @@ struct SyncCommand {
             let from = change.fromStructVersion.map(String.init) ?? "none"
             lines.append(
                 "schema \(change.table): \(from) -> \(change.toStructVersion)"
-                    + (change.isApplied ? "" : " REFUSED: " + change.refusals.joined(separator: " ")))
+                    + (change.isApplied ? "" : " REFUSED: " + change.refusals.joined(separator: " "))
+                    + (change.capturedRows > 0 ? " (\(change.capturedRows) rows already here queued for upload)" : ""))
+            for dropped in change.droppedValues {
+                lines.append(
+                    "dropped unsent value \(dropped.table) \(dropped.key) \(dropped.column): \(dropped.value)")
+            }
+        }
+        for table in report.unsyncedTables {
+            lines.append("no longer synced \(table): the server stopped serving it; the local table is kept")
         }
         for conflict in report.conflicts {
             lines.append(

@@ -1,3 +1,4 @@
+import SerialDB
 import SerialDBSync
 import Synchronization
 
@@ -13,6 +14,24 @@ final class FakeSyncServer: Sendable {
         var primaryKey: [String]
         /// Upserts with NULL or no value here are rejected, as a NOT NULL column would be.
         var notNull: [String] = []
+        /// Sent with the definition: the table's name before a rename, and renamed columns (new → old).
+        var renamedFrom: String?
+        var renamedColumns: [String: String] = [:]
+
+        /// The row with only the columns the definition has, as the server serves stored rows
+        /// after a column was dropped.
+        func served(_ row: [String: SyncValue]) -> [String: SyncValue] {
+            let columns = (try? Self.columns(of: schema, table: name)) ?? []
+            return row.filter { name, _ in columns.contains(name.lowercased()) }
+        }
+
+        private static func columns(of schema: String, table: String) throws -> Set<String> {
+            let scratch = try Database(path: ":memory:")
+            try scratch.execute(sql: schema)
+            return Set(
+                try scratch.fetchAll(
+                    String.self, sql: "SELECT lower(name) FROM pragma_table_info(?)", arguments: [table]))
+        }
     }
 
     struct Key: Hashable {
@@ -37,6 +56,9 @@ final class FakeSyncServer: Sendable {
         var receivedSeqs: [String] = []
         /// The largest page served, whatever the client asks (the real server's is 5000).
         var pageCap = 5000
+        /// Whether a page marked "resyncing" is never answered "resync" (a server of the
+        /// protocol's later revision); `false` serves as a server that predates the field.
+        var honorsResyncing = false
     }
 
     let state: Mutex<State>
@@ -56,6 +78,28 @@ final class FakeSyncServer: Sendable {
             state.tables.removeAll { $0.name == table.name }
             state.tables.append(table)
         }
+    }
+
+    /// Serves `table` in place of `old` from now on, with its stored rows under the new table
+    /// and column names (`table.renamedColumns`).
+    func renameTable(_ old: String, to table: Table) {
+        state.withLock { state in
+            state.tables.removeAll { $0.name == old }
+            state.tables.append(table)
+            let oldNames = table.renamedColumns
+            state.rows[table.name] = state.rows.removeValue(forKey: old)?.mapValues { stored in
+                var stored = stored
+                for (new, old) in oldNames {
+                    if let value = stored.row.removeValue(forKey: old) { stored.row[new] = value }
+                }
+                return stored
+            }
+        }
+    }
+
+    /// Stops serving a table, as a server whose configuration no longer lists it.
+    func removeTable(_ name: String) {
+        state.withLock { state in state.tables.removeAll { $0.name == name } }
     }
 
     /// Forgets tombstones up to `version` (as `purge-tombstones --through` does).
@@ -102,10 +146,14 @@ final class FakeSyncServer: Sendable {
                         (state.rows[table.name] ?? [:]).filter { $0.key.account == owner }.map(\.value.version)
                         .max() ?? 0
                     let client = request.tables.first { $0.table == table.name }
+                    let since = client?.version ?? 0
+                    // A cursor a purge overtook always fetches (and is told to resync), even
+                    // when the purged tombstones held the highest versions.
+                    let overtaken = since > 0 && since < state.purgeFloor[table.name] ?? 0
                     return CheckUpdateResponse.Table(
                         table: table.name, scope: table.scope, owner: owner, structVersion: table.structVersion,
                         version: version, schemaChanged: client?.structVersion != table.structVersion,
-                        dataChanged: version > (client?.version ?? 0))
+                        dataChanged: version > since || overtaken)
                 })
         }
     }
@@ -114,7 +162,9 @@ final class FakeSyncServer: Sendable {
         try state.withLock { state in
             _ = try account(token, state)
             let table = try table(request.table, state)
-            return FetchSchemaResponse(table: table.name, structVersion: table.structVersion, schema: table.schema)
+            return FetchSchemaResponse(
+                table: table.name, structVersion: table.structVersion, schema: table.schema,
+                renamedFrom: table.renamedFrom, renamedColumns: table.renamedColumns)
         }
     }
 
@@ -122,7 +172,9 @@ final class FakeSyncServer: Sendable {
         try state.withLock { state in
             let table = try table(request.table, state)
             let owner = owner(table, try account(token, state))
-            if request.since > 0 && request.since < state.purgeFloor[table.name] ?? 0 {
+            if request.since > 0 && request.since < state.purgeFloor[table.name] ?? 0
+                && !(request.resyncing && state.honorsResyncing)
+            {
                 return FetchDataResponse(table: table.name, changes: [], version: 0, hasMore: false, resync: true)
             }
             let newer = (state.rows[table.name] ?? [:]).filter {
@@ -133,7 +185,8 @@ final class FakeSyncServer: Sendable {
             let changes = page.map { stored in
                 SyncChange(
                     version: stored.version, deleted: stored.deleted,
-                    row: stored.deleted ? stored.row.filter { table.primaryKey.contains($0.key) } : stored.row)
+                    row: stored.deleted
+                        ? stored.row.filter { table.primaryKey.contains($0.key) } : table.served(stored.row))
             }
             return FetchDataResponse(
                 table: table.name, changes: changes, version: page.last?.version ?? request.since,
@@ -152,7 +205,14 @@ final class FakeSyncServer: Sendable {
                     results.append(first)
                     continue
                 }
-                let table = try table(mutation.table, state)
+                guard let table = state.tables.first(where: { $0.name == mutation.table }) else {
+                    // One mutation at a time, never a 400 for the whole request.
+                    let result = SyncMutationResult(
+                        seq: mutation.seq, status: .rejected, error: "there is no synced table \"\(mutation.table)\"")
+                    state.results[id] = result
+                    results.append(result)
+                    continue
+                }
                 guard table.scope == "account" else {
                     throw SyncError(.server, "global table", httpStatus: 403, serverCode: "forbidden")
                 }
@@ -171,7 +231,7 @@ final class FakeSyncServer: Sendable {
                         seq: mutation.seq, status: .conflict,
                         current: SyncCurrentRow(
                             version: current?.version ?? 0, deleted: current?.deleted ?? true,
-                            row: current?.row ?? mutation.key))
+                            row: current.map { table.served($0.row) } ?? mutation.key))
                 } else {
                     state.counter += 1
                     state.rows[table.name, default: [:]][key] = Stored(

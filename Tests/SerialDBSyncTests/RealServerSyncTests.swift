@@ -206,6 +206,72 @@ struct RealServerSyncTests {
         try await server.stop()
     }
 
+    @Test("keys that differ after a NUL byte stay two rows through the server, and an edit of one changes that one")
+    func nulKeysThroughTheServer() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try await SyncServerProcess(in: directory)
+        let (phone, phoneClient) = try device(directory, "phone", server.transport())
+        let (laptop, laptopClient) = try device(directory, "laptop", server.transport())
+        _ = try await phoneClient.sync()
+        _ = try await laptopClient.sync()
+        try await phone.write { db in
+            try db.execute(
+                sql: "INSERT INTO note(id, title) VALUES (?, 'plain'), (?, 'with a NUL')", arguments: ["k", "k\u{0}z"])
+        }
+        #expect(try await phoneClient.sync().uploaded == 2)
+        _ = try await laptopClient.sync()
+        #expect(try await titles(laptop) == ["k": "plain", "k\u{0}z": "with a NUL"])
+        try await laptop.write { db in
+            try db.execute(sql: "UPDATE note SET title = 'edited' WHERE id = ?", arguments: ["k\u{0}z"])
+        }
+        let edit = try await laptopClient.sync()
+        #expect(edit.uploaded == 1 && edit.conflicts.isEmpty)
+        #expect(edit.rejected.isEmpty)
+        _ = try await phoneClient.sync()
+        #expect(try await titles(phone) == ["k": "plain", "k\u{0}z": "edited"])
+        try await server.stop()
+    }
+
+    @Test("a table the server renamed and one it removed: rows and unsent edits follow the rename, the other stops")
+    func renamedAndRemovedTablesThroughTheServer() async throws {
+        let directory = try TemporaryDirectory()
+        let first = try await SyncServerProcess(in: directory)
+        let transport = RestartableTransport(first.transport())
+        let (phone, phoneClient) = try device(directory, "phone", transport)
+        _ = try await phoneClient.sync()
+        try await phone.write { db in
+            try db.execute(
+                sql: "INSERT INTO note(id, title, body) VALUES ('a', 'first', 'dropped later'), ('b', 'second', NULL)")
+        }
+        _ = try await phoneClient.sync()
+        try await phone.write { db in
+            try db.execute(sql: "UPDATE note SET title = 'unsent edit', body = 'never sent' WHERE id = 'b'")
+        }
+        try await first.stop()
+        let renamed = """
+            {"tables": [
+               {"name": "memo", "scope": "account", "struct_version": 2, "renamed_from": "note",
+                "renamed_columns": {"heading": "title"},
+                "schema": "CREATE TABLE memo(id TEXT PRIMARY KEY NOT NULL, heading TEXT NOT NULL)"}],
+             "tokens": [{"token": "t-alice", "account": "alice"}]}
+            """
+        let second = try await SyncServerProcess(in: directory, config: renamed)
+        transport.base.withLock { $0 = second.transport() }
+        let report = try await phoneClient.sync()
+        let change = try #require(report.schemaChanges.first)
+        #expect(change.table == "memo" && change.isApplied)
+        #expect(change.droppedValues.map(\.value) == [.text("never sent")])
+        #expect(report.unsyncedTables == ["country"])
+        #expect(report.uploaded == 1 && report.conflicts.isEmpty && report.rejected.isEmpty)
+        let headings = try await phone.read { db in
+            try db.fetchAll(String.self, sql: "SELECT heading FROM memo ORDER BY id")
+        }
+        #expect(headings == ["first", "unsent edit"])
+        let page = try await second.transport().fetchData(FetchDataRequest(table: "memo", since: 0, limit: 10))
+        #expect(page.changes.map { $0.row["heading"] } == [.text("first"), .text("unsent edit")])
+        try await second.stop()
+    }
+
     @Test("a client SIGKILLed in the middle of FetchData pages resumes with no gap and no duplicate")
     func killedClientResumes() async throws {
         let directory = try TemporaryDirectory()

@@ -157,7 +157,7 @@ struct SyncClientTests {
         _ = try await phone.client.sync()
         // The app writes the same row on the laptop while its sync is between upload and download.
         let queue = laptop.queue
-        laptop.transport.once("check-update") {
+        laptop.transport.once("fetch-data") {
             try await queue.write { db in
                 try db.execute(sql: "INSERT INTO note(id, title) VALUES ('a', 'laptop, unsent')")
             }

@@ -1,5 +1,6 @@
 import Foundation
 import SerialDB
+import SerialDBSyncWire
 import SerialDBTestSupport
 import Synchronization
 import Testing
@@ -25,7 +26,7 @@ struct SyncResyncTests {
         server.purgeTombstones(of: "note", through: server.state.withLock { $0.counter })
         // An unsent local row the server never had must survive the resync.
         let queue = laptop.queue
-        laptop.transport.once("check-update") {
+        laptop.transport.once("fetch-data") {
             try await queue.write { db in try db.execute(sql: "INSERT INTO note(id, title) VALUES ('local', 'unsent')")
             }
         }
@@ -99,6 +100,63 @@ struct SyncResyncTests {
         #expect(try laptop.titles().count <= 2)
     }
 
+    @Test(
+        "a resync stops, saying so exactly, once 5000 changes lie below the floor, and goes through at 4999",
+        arguments: [4999, 5000])
+    func resyncLimitIsStatedExactly(changesBelowTheFloor: Int) async throws {
+        try await resyncBelowAFloor(changesBelowTheFloor: changesBelowTheFloor, honorsResyncing: false)
+    }
+
+    @Test("a resync's pages say resyncing, so a server that honors it lets any number of changes through")
+    func resyncingPagesPassAnyFloor() async throws {
+        try await resyncBelowAFloor(changesBelowTheFloor: 5000, honorsResyncing: true)
+    }
+
+    @Test("a fetch-data request says resyncing only when it is part of a resync")
+    func resyncingIsWrittenOnlyWhenTrue() throws {
+        func written(_ request: FetchDataRequest) throws -> String {
+            var writer = JSONWriter()
+            try request.write(to: &writer)
+            return writer.string
+        }
+        #expect(
+            try written(FetchDataRequest(table: "note", since: 5, limit: 10))
+                == #"{"table":"note","since":5,"limit":10}"#)
+        #expect(
+            try written(FetchDataRequest(table: "note", since: 5, limit: 10, resyncing: true))
+                == #"{"table":"note","since":5,"limit":10,"resyncing":true}"#)
+    }
+
+    private func resyncBelowAFloor(changesBelowTheFloor: Int, honorsResyncing: Bool) async throws {
+        let directory = try TemporaryDirectory()
+        let server = FakeSyncServer(tables: [noteTable])
+        server.state.withLock { $0.honorsResyncing = honorsResyncing }
+        let phone = try Device(.file, in: directory, name: "phone", server: server)
+        let laptop = try Device(.file, in: directory, name: "laptop", server: server)
+        _ = try await phone.client.sync()
+        try phone.insertNote("first", "t")
+        _ = try await phone.client.sync()
+        _ = try await laptop.client.sync()
+        #expect(try laptop.cursor() == 1)
+        try await phone.queue.write { db in
+            for index in 0..<5000 {
+                try db.execute(sql: "INSERT INTO note(id, title) VALUES (?, 't')", arguments: ["n\(index)"])
+            }
+        }
+        _ = try await phone.client.sync()
+        // Versions 1...5001; the laptop's cursor 1 is below the floor, so it resyncs in pages
+        // of 5000, whose first ends at version 5000.
+        server.purgeTombstones(of: "note", through: Int64(changesBelowTheFloor) + 1)
+        if changesBelowTheFloor < 5000 || honorsResyncing {
+            _ = try await laptop.client.sync()
+            #expect(try laptop.titles().count == 5001)
+        } else {
+            let error = await #expect(throws: SyncError.self) { _ = try await laptop.client.sync() }
+            #expect(error?.code == .invalidResponse)
+            #expect(error?.message.contains("5000 or more of its changes lie below") == true)
+        }
+    }
+
     @Test("BLOB, integer and composite keys sync, update and delete by their canonical form")
     func blobAndCompositeKeys() async throws {
         let directory = try TemporaryDirectory()
@@ -130,20 +188,6 @@ struct SyncResyncTests {
         #expect(rows.first?[0] == .blob(sheet))
         #expect(rows.first?[2] == .text("it's, odd"))
         #expect(rows.first?[3] == .real(7.25))
-    }
-
-    @Test(
-        "a canonical key reads back as the values SQLite quoted",
-        arguments: [
-            [DatabaseValue.text("a'b,c"), .integer(-12)],
-            [.blob(Data([0, 255, 39])), .null],
-            [.real(1.0 / 3), .real(3e20), .text("")],
-            [.text("x\u{301}'\u{301}y")],
-        ])
-    func canonicalKeyRoundTrips(values: [DatabaseValue]) throws {
-        let queue = try DatabaseQueue()
-        let key = try queue.read { db in try CanonicalKey.make(db, values: values) }
-        #expect(CanonicalKey.parse(key) == values)
     }
 
     @Test("SHA-256 matches the standard's test vectors")

@@ -95,25 +95,26 @@ struct SyncSchemaTests {
         #expect(try laptop.cursor() == 5)
     }
 
-    @Test("a change that would lose data is refused, reported, and changes nothing")
-    func lossyChangeIsRefused() async throws {
+    @Test("a change the local rows do not fit is refused, reported, and changes nothing")
+    func unfitChangeIsRefused() async throws {
         let directory = try TemporaryDirectory()
         let server = FakeSyncServer(tables: [noteTable])
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         _ = try await phone.client.sync()
         try phone.insertNote("a", "keep me", body: "precious")
         _ = try await phone.client.sync()
-        var lossy = noteTable
-        lossy.structVersion = 2
-        lossy.schema = "CREATE TABLE note(id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL)"
-        server.replaceTable(lossy)
+        var unfit = noteTable
+        unfit.structVersion = 2
+        unfit.schema =
+            "CREATE TABLE note(id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL, body TEXT, n INTEGER NOT NULL)"
+        server.replaceTable(unfit)
         let schemaBefore = try await phone.queue.read { db in
             try db.fetchAll(String.self, sql: "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name")
         }
         let report = try await phone.client.sync()
         let change = try #require(report.schemaChanges.first)
         #expect(!change.isApplied)
-        #expect(change.refusals.joined().contains("body"))
+        #expect(change.refusals.joined().contains("note.n"))
         let schemaAfter = try await phone.queue.read { db in
             try db.fetchAll(String.self, sql: "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name")
         }
@@ -141,7 +142,7 @@ struct SyncSchemaTests {
         }
         let sql = try queue.read { db in
             try TableSchemaChange.desiredSchema(
-                db, replacing: "note", with: "CREATE TABLE note(id TEXT PRIMARY KEY, title TEXT, x)")
+                db, replacing: ["note"], with: "CREATE TABLE note(id TEXT PRIMARY KEY, title TEXT, x)")
         }
         #expect(sql.contains("CREATE TABLE note(id TEXT PRIMARY KEY, title TEXT, x)"))
         #expect(!sql.contains("note_title"))
@@ -175,7 +176,7 @@ struct SyncSchemaTests {
         try queue.inDatabase { db in
             // The server adds a column before title: a rebuild, planned the way a sync plans it.
             let desired = try TableSchemaChange.desiredSchema(
-                db, replacing: "note",
+                db, replacing: ["note"],
                 with: "CREATE TABLE note(id TEXT PRIMARY KEY, done INTEGER NOT NULL DEFAULT 0, title TEXT)")
             let plan = try db.planSchemaChange(to: desired)
             #expect(plan.refusals.isEmpty, "\(plan.refusals)")
