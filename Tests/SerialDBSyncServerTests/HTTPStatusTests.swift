@@ -116,16 +116,26 @@ import Testing
         }
     }
 
-    @Test func aBodyOverTheLimitIs413AndTheServerCarriesOn() async throws {
-        let running = try RunningSyncServer(.sqliteMemory)
-        defer { try? running.stop() }
-        let big = Data(repeating: UInt8(ascii: " "), count: 4 * 1024 * 1024 + 1)
-        let answer = try await running.alice.send("/v1/post-data", body: big)
-        #expect(answer.status == 413)
-        #expect(answer.errorCode == "payload_too_large")
-        let justUnder = Data((#"{"tables": []}"# + String(repeating: " ", count: 4 * 1024 * 1024 - 14)).utf8)
-        #expect(try await running.alice.send("/v1/check-update", body: justUnder).status == 200)
-    }
+    #if canImport(Glibc)
+        /// The 413 is answered from the headers, before the body: a client still sending the body
+        /// then meets a closed connection (`Send failure: Broken pipe` from URLSession, or the
+        /// answer, whichever its timing gives), so the request is made on a raw socket whose
+        /// headers announce one byte over the limit and send no body at all.
+        @Test func aBodyOverTheLimitIs413AndTheServerCarriesOn() async throws {
+            let running = try RunningSyncServer(.sqliteMemory)
+            defer { try? running.stop() }
+            let connection = try RawConnection(port: running.server.port)
+            connection.send(
+                "POST /v1/post-data HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t-alice\r\n"
+                    + "Content-Length: \(4 * 1024 * 1024 + 1)\r\n\r\n")
+            let answer = try #require(connection.answer(), "no answer before the body")
+            #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer.prefix(60))")
+            #expect(answer.contains("\"payload_too_large\""))
+            let justUnder = Data(
+                (#"{"tables": []}"# + String(repeating: " ", count: 4 * 1024 * 1024 - 14)).utf8)
+            #expect(try await running.alice.send("/v1/check-update", body: justUnder).status == 200)
+        }
+    #endif
 
     @Test func aChunkedBodyOverTheLimitIs413Too() async throws {
         let running = try RunningSyncServer(.sqliteMemory) { $0.maximumBodySize = 1_000 }
