@@ -19,31 +19,43 @@ enum Outbox {
         var isEmpty: Bool { mutations.isEmpty && rejected.isEmpty }
     }
 
+    /// The most bytes of mutations one upload carries. The server refuses a request body over
+    /// 4 MiB (its default limit) with 413, so a batch counted in mutations alone could be
+    /// refused every time and hold the outbox forever; 64 KiB are left for the request's
+    /// envelope.
+    static let maximumBatchBytes = 4 * 1024 * 1024 - 64 * 1024
+
     /// The next batch, in seq order. Entries sent before without an answer come first, exactly
     /// as they were sent (same seqs, same rows), so a retried request changes nothing twice.
     /// Otherwise up to `limit` unsent entries become mutations: the row is read now, the base
     /// version is the one last seen; they are marked sent with the mutation kept. A delete of a
     /// key the server never had is dropped instead of sent; a row with a value JSON cannot
-    /// carry leaves the outbox as a rejection, so it never holds up the others.
+    /// carry leaves the outbox as a rejection, so it never holds up the others. A batch also
+    /// stops before its mutations would pass ``maximumBatchBytes`` of JSON (it holds at least
+    /// one), and a row too large to travel alone leaves the outbox as a rejection too.
     static func nextBatch(_ db: Database, limit: Int, through highWater: Int64) throws -> Batch {
         let pending = try db.fetchAll(
             Row.self, sql: "SELECT seq, mutation FROM serialdb_sync_outbox WHERE sent = 1 ORDER BY seq LIMIT ?",
             arguments: [limit])
         if !pending.isEmpty {
-            return Batch(
-                mutations: try pending.map { entry in
-                    let seq: Int64 = try entry.decode(at: 0)
-                    do {
-                        return try SyncMutation(
-                            json: try JSONValue.parse(try entry.decode(String.self, at: 1).utf8),
-                            context: "upload \(seq)")
-                    } catch {
-                        throw SyncError(
-                            .invalidResponse,
-                            "The outbox's copy of upload \(seq), sent before without an answer, cannot be read (\(error)); "
-                                + "the database was changed outside SerialDB. Delete that outbox entry to go on.")
-                    }
-                })
+            var batch = Batch()
+            var bytes = 0
+            for entry in pending {
+                let seq: Int64 = try entry.decode(at: 0)
+                let encoded: String = try entry.decode(at: 1)
+                bytes += encoded.utf8.count + 1
+                if !batch.mutations.isEmpty && bytes > maximumBatchBytes { break }
+                do {
+                    batch.mutations.append(
+                        try SyncMutation(json: try JSONValue.parse(encoded.utf8), context: "upload \(seq)"))
+                } catch {
+                    throw SyncError(
+                        .invalidResponse,
+                        "The outbox's copy of upload \(seq), sent before without an answer, cannot be read (\(error)); "
+                            + "the database was changed outside SerialDB. Delete that outbox entry to go on.")
+                }
+            }
+            return batch
         }
         let entries = try db.fetchAll(
             Row.self,
@@ -52,6 +64,7 @@ enum Outbox {
             arguments: [highWater, limit])
         var tables: [String: SyncedTable] = [:]
         var batch = Batch()
+        var bytes = 0
         for entry in entries {
             let seq: Int64 = try entry.decode(at: 0)
             let tableName: String = try entry.decode(at: 1)
@@ -91,6 +104,21 @@ enum Outbox {
             var writer = JSONWriter(capacity: 256)
             try mutation.write(to: &writer)
             let encoded = writer.string
+            let size = encoded.utf8.count + 1  // and its comma
+            if size > maximumBatchBytes {
+                try db.execute(sql: "DELETE FROM serialdb_sync_outbox WHERE seq = ?", arguments: [seq])
+                batch.rejected.append(
+                    SyncRejection(
+                        table: tableName, key: Dictionary(uniqueKeysWithValues: zip(table.primaryKey, values)),
+                        operation: mutation.op,
+                        message:
+                            "not sent: the row is \(size) bytes of JSON, more than one upload may carry "
+                            + "(\(maximumBatchBytes)); store less in it and the row goes up with the next sync"))
+                continue
+            }
+            bytes += size
+            // The rest waits for the next batch of this upload.
+            if !batch.mutations.isEmpty && bytes > maximumBatchBytes { break }
             try db.execute(
                 sql: "UPDATE serialdb_sync_outbox SET sent = 1, mutation = ? WHERE seq = ?", arguments: [encoded, seq])
             batch.mutations.append(mutation)

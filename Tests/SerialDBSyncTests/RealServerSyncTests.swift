@@ -131,6 +131,38 @@ struct RealServerSyncTests {
         try await server.stop()
     }
 
+    @Test("an outbox larger than one request goes up in batches under 4 MiB; a row too large alone is rejected")
+    func largeRowsUploadInBatchesTheServerAccepts() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try await SyncServerProcess(in: directory)
+        // 500 mutations a request by count, but 12 MB of rows: one request would be a 413 every
+        // time, and the outbox would never empty.
+        let phone = try DatabaseQueue(path: directory.path("phone.sqlite"))
+        let phoneClient = try SyncClient(queue: phone, transport: server.transport())
+        _ = try await phoneClient.sync()
+        let values = (0..<12).map { String(repeating: "\($0 % 10)", count: 1_000_000) }
+        try await phone.write { db in
+            for (index, title) in values.enumerated() {
+                try db.execute(sql: "INSERT INTO note(id, title) VALUES (?, ?)", arguments: ["n\(index)", title])
+            }
+            try db.execute(
+                sql: "INSERT INTO note(id, title) VALUES ('huge', ?)",
+                arguments: [String(repeating: "h", count: 4_500_000)])
+        }
+        let report = try await phoneClient.sync()
+        #expect(report.uploaded == 12)
+        #expect(report.rejected.map(\.key) == [["id": .text("huge")]])
+        #expect(report.rejected.first?.message.hasPrefix("not sent: the row is ") == true)
+        #expect(try await phone.read { db in try db.fetchOne(Int.self, sql: "SELECT count(*) FROM note") } == 13)
+        #expect(try await phoneClient.sync().uploaded == 0, "the outbox is empty")
+
+        let (laptop, laptopClient) = try device(directory, "laptop", server.transport())
+        #expect(try await laptopClient.sync().downloaded == 12)
+        #expect(
+            try await titles(laptop) == Dictionary(uniqueKeysWithValues: values.enumerated().map { ("n\($0)", $1) }))
+        try await server.stop()
+    }
+
     @Test("two accounts never see each other's rows")
     func accountsNeverMeet() async throws {
         let directory = try TemporaryDirectory()
