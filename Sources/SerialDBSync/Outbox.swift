@@ -89,16 +89,18 @@ enum Outbox {
                 try db.execute(sql: "DELETE FROM serialdb_sync_outbox WHERE seq = ?", arguments: [seq])
                 continue
             }
-            if let column = nonFiniteColumn(of: mutation) {
+            // An entry that cannot travel leaves the outbox as a rejection; the local row stays.
+            func reject(_ message: String) throws {
                 try db.execute(sql: "DELETE FROM serialdb_sync_outbox WHERE seq = ?", arguments: [seq])
                 batch.rejected.append(
                     SyncRejection(
                         table: tableName, key: Dictionary(uniqueKeysWithValues: zip(table.primaryKey, values)),
-                        operation: mutation.op,
-                        message:
-                            "not sent: column \(JSONWriter.quoted(column.name)) is \(column.value), which JSON cannot "
-                            + "carry to the server; store a finite number or NULL and the row goes up with the next sync"
-                    ))
+                        operation: mutation.op, message: "not sent: " + message))
+            }
+            if let column = nonFiniteColumn(of: mutation) {
+                try reject(
+                    "column \(JSONWriter.quoted(column.name)) is \(column.value), which JSON cannot carry to the "
+                        + "server; store a finite number or NULL and the row goes up with the next sync")
                 continue
             }
             var writer = JSONWriter(capacity: 256)
@@ -106,14 +108,9 @@ enum Outbox {
             let encoded = writer.string
             let size = encoded.utf8.count + 1  // and its comma
             if size > maximumBatchBytes {
-                try db.execute(sql: "DELETE FROM serialdb_sync_outbox WHERE seq = ?", arguments: [seq])
-                batch.rejected.append(
-                    SyncRejection(
-                        table: tableName, key: Dictionary(uniqueKeysWithValues: zip(table.primaryKey, values)),
-                        operation: mutation.op,
-                        message:
-                            "not sent: the row is \(size) bytes of JSON, more than one upload may carry "
-                            + "(\(maximumBatchBytes)); store less in it and the row goes up with the next sync"))
+                try reject(
+                    "the row is \(size) bytes of JSON, more than one upload may carry (\(maximumBatchBytes)); "
+                        + "store less in it and the row goes up with the next sync")
                 continue
             }
             bytes += size
