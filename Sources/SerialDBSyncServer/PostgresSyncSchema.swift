@@ -48,6 +48,14 @@ enum PostgresSyncSchema {
             table_name TEXT PRIMARY KEY,
             schema TEXT NOT NULL);
         """,
+        // Partial, and so usable only by a statement that says `version > 0` (the fetches; every
+        // stored version is at least 1): a key lookup that PostgreSQL, when the statistics
+        // predate the rows, would run through it (reading all the owner's rows and filtering
+        // them) is left with the primary key.
+        """
+        DROP INDEX serialdb_sync_row_by_version;
+        CREATE INDEX serialdb_sync_row_by_version ON serialdb_sync_row(table_name, owner, version) WHERE version > 0;
+        """,
     ]
 
     /// Creates the tables, or upgrades them, in one transaction; nothing when they are current.
