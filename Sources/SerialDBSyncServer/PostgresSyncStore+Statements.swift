@@ -11,7 +11,7 @@ extension PostgresSyncStore {
             ORDER BY k.position
             """)
 
-    /// The purge floor (always one row) and the page after it; no page below the floor. $4 is
+    /// The purge floor (always one row) and the page after it, from one snapshot. $4 is
     /// one more than the page's limit, $5 its byte budget, $6 the bytes around each row. The
     /// first change, and those after it that fit, come with their JSON; the first that does not
     /// (by count, or by its running size, which comes from the stored sizes without reading the
@@ -32,7 +32,6 @@ extension PostgresSyncStore {
                     FROM (
                         SELECT version, deleted, row_json FROM serialdb_sync_row
                         WHERE table_name = $1 AND owner = $2 AND version > $3::bigint AND version > 0
-                          AND NOT ($3::bigint > 0 AND $3::bigint < s.purge_floor)
                         ORDER BY version LIMIT $4::bigint) AS candidates
                     WINDOW w AS (ORDER BY version ROWS UNBOUNDED PRECEDING)) AS sized
                 WHERE position <= 2 OR running - size <= $5::bigint) AS r ON true

@@ -70,9 +70,6 @@ public final class PostgresSyncStore: SyncStore {
                     String(SyncChange.wireOverhead),
                 ])
             let floor = result.count > 0 ? try result.int64(0, 0) ?? 0 : 0
-            if since > 0 && since < floor {
-                return SyncChangePage(changes: [], hasMore: false, resync: true)
-            }
             var changes: [SyncChange] = []
             changes.reserveCapacity(result.count)
             var hasMore = false
@@ -85,7 +82,7 @@ public final class PostgresSyncStore: SyncStore {
                 }
                 changes.append(SyncChange(version: version, deleted: result.bool(row, 2) ?? false, rowJSON: json))
             }
-            return SyncChangePage(changes: changes, hasMore: hasMore, resync: false)
+            return SyncChangePage(changes: changes, hasMore: hasMore, floor: floor)
         }
     }
 

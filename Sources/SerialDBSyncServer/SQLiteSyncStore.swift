@@ -109,9 +109,6 @@ public final class SQLiteSyncStore: SyncStore {
     ) throws -> SyncChangePage {
         try queue.read { db in
             let floor = try db.fetchOne(Int64.self, sql: "SELECT purge_floor FROM serialdb_sync_state") ?? 0
-            if since > 0 && since < floor {
-                return SyncChangePage(changes: [], hasMore: false, resync: true)
-            }
             var changes: [SyncChange] = []
             var bytes = 0
             do {
@@ -128,9 +125,9 @@ public final class SQLiteSyncStore: SyncStore {
                     bytes += change.wireSize
                 }
             } catch is PageFull {
-                return SyncChangePage(changes: changes, hasMore: true, resync: false)
+                return SyncChangePage(changes: changes, hasMore: true, floor: floor)
             }
-            return SyncChangePage(changes: changes, hasMore: false, resync: false)
+            return SyncChangePage(changes: changes, hasMore: false, floor: floor)
         }
     }
 

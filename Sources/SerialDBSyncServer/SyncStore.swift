@@ -26,7 +26,9 @@ public protocol SyncStore: Sendable {
     /// order, at most `limit` of them, and no more than fit in `maximumBytes` of
     /// ``SyncChange/wireSize`` (but always the first, however large); each key appears once,
     /// in its latest state. `hasMore` says whether changes were left out. A store reads no more
-    /// than the page (and the size, not the value, of the change after it).
+    /// than the page (and the size, not the value, of the change after it). The page carries
+    /// the purge floor read in the same snapshot; whether the client must resync is the
+    /// caller's decision (``SyncChangePage/mustResync(since:resyncing:)``).
     func changes(table: String, owner: String, since: Int64, limit: Int, maximumBytes: Int) throws -> SyncChangePage
 
     /// Applies the mutations of one upload in one transaction and returns one result each, in order.
@@ -122,15 +124,21 @@ public struct SyncChangePage: Sendable, Equatable {
     public var changes: [SyncChange]
     /// Whether more changes follow the last one.
     public var hasMore: Bool
-    /// Whether `since` was below the purge floor: the client must fetch again from 0 (and
-    /// `changes` is empty).
-    public var resync: Bool
+    /// The purge floor when the page was read (from the same snapshot): 0 until a purge. A
+    /// cursor above 0 and below it may have missed purged tombstones.
+    public var floor: Int64
 
     /// Creates a page.
-    public init(changes: [SyncChange], hasMore: Bool, resync: Bool) {
+    public init(changes: [SyncChange], hasMore: Bool, floor: Int64) {
         self.changes = changes
         self.hasMore = hasMore
-        self.resync = resync
+        self.floor = floor
+    }
+
+    /// Whether a client whose cursor is `since` must start again from 0 (a purge took
+    /// tombstones it has not seen), unless it is already doing so (`resyncing`).
+    public func mustResync(since: Int64, resyncing: Bool) -> Bool {
+        !resyncing && since > 0 && since < floor
     }
 }
 

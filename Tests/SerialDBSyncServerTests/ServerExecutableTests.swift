@@ -126,7 +126,9 @@ import Testing
         #expect(try await purge.exitStatus() == 0)
         #expect(purge.standardOutput == "purged 1 tombstone(s); the purge floor is 2\n")
         let reopened = try location.open()
-        #expect(try reopened.changes(table: "note", owner: "alice", since: 1, limit: 10).resync)
+        #expect(
+            try reopened.changes(table: "note", owner: "alice", since: 1, limit: 10).mustResync(
+                since: 1, resyncing: false))
         try reopened.close()
     }
 
