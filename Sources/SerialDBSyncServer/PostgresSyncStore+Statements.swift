@@ -93,9 +93,26 @@ extension PostgresSyncStore {
     static let recordApplied = PostgresStatement(
         name: "serialdb_record_applied",
         sql: """
-            INSERT INTO serialdb_sync_applied(account, client_id, seq, status, version, deleted, row_json, message)
-            SELECT $1, $2, * FROM unnest($3::bigint[], $4::text[], $5::bigint[], $6::boolean[], $7::text[], $8::text[])
+            INSERT INTO serialdb_sync_applied(
+                account, client_id, seq, status, version, deleted, row_json, message, recorded_at)
+            SELECT $1, $2, u.*, $9::bigint
+            FROM unnest($3::bigint[], $4::text[], $5::bigint[], $6::boolean[], $7::text[], $8::text[]) AS u
             """)
+
+    static let findHighest = PostgresStatement(
+        name: "serialdb_find_highest",
+        sql: "SELECT highest_seq FROM serialdb_sync_client WHERE account = $1 AND client_id = $2")
+
+    static let raiseHighest = PostgresStatement(
+        name: "serialdb_raise_highest",
+        sql: """
+            INSERT INTO serialdb_sync_client(account, client_id, highest_seq) VALUES ($1, $2, $3::bigint)
+            ON CONFLICT (account, client_id)
+            DO UPDATE SET highest_seq = greatest(serialdb_sync_client.highest_seq, excluded.highest_seq)
+            """)
+
+    static let purgeResults = PostgresStatement(
+        name: "serialdb_purge_results", sql: "DELETE FROM serialdb_sync_applied WHERE recorded_at < $1::bigint")
 
     static let purge = PostgresStatement(
         name: "serialdb_purge", sql: "DELETE FROM serialdb_sync_row WHERE deleted AND version <= $1::bigint")

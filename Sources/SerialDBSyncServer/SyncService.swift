@@ -22,6 +22,9 @@ public final class SyncService: Sendable {
     public static let defaultFetchLimit = 500
     /// The largest page fetch-data returns, whatever the request asks for.
     public static let maximumFetchLimit = 5000
+    /// How long upload results are kept when the purge names no window: 7 days
+    /// (``SyncStore/purgeResults(olderThan:)``).
+    public static let defaultResultRetention: TimeInterval = 7 * 24 * 3600
     /// The most bytes of JSON a fetch-data page holds: it stops before a change that would take
     /// it past them, unless that change comes first (a page always holds at least one), and
     /// says `has_more`.
@@ -327,6 +330,8 @@ public final class SyncService: Sendable {
             case .rejected(let message):
                 writer.raw(",\"status\":\"rejected\",\"error\":")
                 writer.string(message)
+            case .duplicate:
+                writer.raw(",\"status\":\"duplicate\"")
             }
             writer.raw("}")
         }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where a sync server keeps rows, versions, tombstones and the results of uploads.
 ///
 /// The HTTP layer and the protocol (``SyncService``) know nothing of how a store works; a store
@@ -11,7 +13,8 @@
 ///   at version V, no change with a version ≤ V can commit later;
 /// - ``apply(account:clientID:mutations:)`` runs in one transaction, and remembers each result
 ///   by (account, client id, seq) in that same transaction: a repeated seq returns its first
-///   result and changes nothing, across restarts;
+///   result and changes nothing, across restarts; and once ``purgeResults(olderThan:)`` dropped
+///   it, a seq at or below the highest one answered for its client is a `duplicate`;
 /// - a delete leaves a tombstone until ``purgeTombstones(through:)`` removes it and raises
 ///   the purge floor;
 /// - no two keys of one owner in one table hold the same ``SyncUniqueValue``: an upsert that
@@ -42,6 +45,12 @@ public protocol SyncStore: Sendable {
 
     /// The tombstone purge floor: 0 until a purge.
     func purgeFloor() throws -> Int64
+
+    /// Drops the upload results recorded more than `retention` seconds ago by the store's
+    /// clock. The highest seq answered for each (account, client id) stays, so a later retry
+    /// of a dropped seq is answered ``SyncMutationResult/duplicate``.
+    /// - Returns: the number of results dropped.
+    func purgeResults(olderThan retention: TimeInterval) throws -> Int
 
     /// Makes `schema` the definition of `table`'s stored rows, once: when the store last
     /// adopted another schema for it (or none), in one transaction it moves the rows of
@@ -213,4 +222,7 @@ public enum SyncMutationResult: Sendable, Equatable {
     case conflict(current: SyncChange)
     /// Refused, with the reason.
     case rejected(message: String)
+    /// A seq at or below the highest one answered for its client whose result has expired
+    /// (``SyncStore/purgeResults(olderThan:)``): it was answered before, and nothing changed now.
+    case duplicate
 }

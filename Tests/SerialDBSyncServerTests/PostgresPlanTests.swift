@@ -79,9 +79,15 @@ import Testing
                 statement: PostgresSyncStore.recordApplied,
                 prepare: [
                     "a", "c", PostgresArray.bigint([]), none, PostgresArray.bigint([]), PostgresArray.boolean([]),
-                    none, none,
+                    none, none, "0",
                 ],
-                explain: ["'acct7'", "'client'", seqs, texts, versions, flags, nulls, nulls], index: nil),
+                explain: ["'acct7'", "'client'", seqs, texts, versions, flags, nulls, nulls, "'0'"], index: nil),
+            Case(
+                statement: PostgresSyncStore.findHighest, prepare: ["a", "c"], explain: ["'acct7'", "'client'"],
+                index: "serialdb_sync_client_pkey", condition: "(client_id = "),
+            Case(
+                statement: PostgresSyncStore.raiseHighest, prepare: ["a", "c", "0"],
+                explain: ["'acct7'", "'client'", "'5'"], index: "serialdb_sync_client_pkey"),
             Case(statement: PostgresSyncStore.lockCounter, prepare: [], explain: [], index: nil),
             Case(statement: PostgresSyncStore.advanceCounter, prepare: ["0"], explain: ["0"], index: nil),
             Case(
@@ -116,6 +122,8 @@ import Testing
                 INSERT INTO serialdb_sync_unique(table_name, owner, value, key)
                 SELECT 'note', 'acct' || (g % 1000), '["t' || g || '"]', 'k' || g
                 FROM generate_series(\(filled + 1), \(size)) AS g;
+                INSERT INTO serialdb_sync_client(account, client_id, highest_seq)
+                SELECT 'acct' || (g % 1000), 'client' || g, g FROM generate_series(\(filled + 1), \(size)) AS g;
                 INSERT INTO serialdb_sync_applied(account, client_id, seq, status, version)
                 SELECT 'acct' || (g % 1000), 'client', g, 'applied', g
                 FROM generate_series(\(filled + 1), \(size)) AS g;
@@ -138,7 +146,9 @@ import Testing
                     let plan = (0..<result.count).compactMap { result.string($0, 0) }.joined(separator: "\n")
                     let context = Comment(
                         rawValue: "\(planned.statement.name), \(mode), \(keys) keys, \(stage):\n\(plan)")
-                    for table in ["serialdb_sync_row", "serialdb_sync_unique", "serialdb_sync_applied"] {
+                    for table in [
+                        "serialdb_sync_row", "serialdb_sync_unique", "serialdb_sync_applied", "serialdb_sync_client",
+                    ] {
                         #expect(!plan.contains("Seq Scan on \(table)"), context)
                     }
                     if let index = planned.index {
