@@ -6,7 +6,11 @@ import Testing
 
 /// A clock a test moves by hand, so that a retention window passes without waiting.
 final class TestClock: Sendable {
-    private let time = Locked(Date(timeIntervalSince1970: 1_800_000_000))
+    private let time: Locked<Date>
+
+    init(start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
+        time = Locked(start)
+    }
 
     var now: Date { time.withLock { $0 } }
 
