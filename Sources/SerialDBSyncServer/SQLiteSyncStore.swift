@@ -47,7 +47,7 @@ public final class SQLiteSyncStore: SyncStore {
         try queue.migrate(Self.migrator(clock: clock))
     }
 
-    private static func migrator(clock: @escaping @Sendable () -> Date) -> DatabaseMigrator {
+    static func migrator(clock: @escaping @Sendable () -> Date) -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("sync-store-1") { db in
             try db.execute(
