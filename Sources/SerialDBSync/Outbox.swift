@@ -187,6 +187,10 @@ enum Outbox {
                         SyncRejection(
                             table: mutation.table, key: keyColumns, operation: mutation.op,
                             message: result.error ?? "rejected without a message"))
+                case .duplicate:
+                    // Applied by an earlier attempt whose answer was lost; its version is unknown
+                    // here and arrives with the next fetch.
+                    settled.uploaded += 1
                 case .conflict:
                     guard let current = result.current else {
                         throw SyncError(.invalidResponse, "A conflict (seq \(mutation.seq)) has no current row.")

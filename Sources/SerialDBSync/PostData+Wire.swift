@@ -68,7 +68,8 @@ extension SyncMutationResult {
         guard let status = Status(rawValue: statusName) else {
             throw WireFormatError(
                 message:
-                    "\"status\" of \(context) is \(JSONWriter.quoted(statusName)), not applied, conflict or rejected")
+                    "\"status\" of \(context) is \(JSONWriter.quoted(statusName)), not applied, conflict, rejected or duplicate"
+            )
         }
         var current: SyncCurrentRow?
         if let entry = fields.optional("current") {

@@ -82,7 +82,7 @@ public struct SyncCurrentRow: Sendable, Codable, Equatable {
 
 /// What the server did with one mutation.
 public struct SyncMutationResult: Sendable, Codable, Equatable {
-    /// `applied`, `conflict` or `rejected`.
+    /// `applied`, `conflict`, `rejected` or `duplicate`.
     public enum Status: String, Sendable, Codable {
         /// Stored under ``SyncMutationResult/version``.
         case applied
@@ -90,6 +90,9 @@ public struct SyncMutationResult: Sendable, Codable, Equatable {
         case conflict
         /// The server refused the row; ``SyncMutationResult/error`` says why.
         case rejected
+        /// The server answered this seq before and no longer keeps that answer; nothing changed
+        /// now. The client treats it as applied: the row's state reaches it through fetch-data.
+        case duplicate
     }
 
     /// The mutation's seq.

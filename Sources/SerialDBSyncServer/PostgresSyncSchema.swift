@@ -48,6 +48,28 @@ enum PostgresSyncSchema {
             table_name TEXT PRIMARY KEY,
             schema TEXT NOT NULL);
         """,
+        // Partial, and so usable only by a statement that says `version > 0` (the fetches; every
+        // stored version is at least 1): a key lookup that PostgreSQL, when the statistics
+        // predate the rows, would run through it (reading all the owner's rows and filtering
+        // them) is left with the primary key.
+        """
+        DROP INDEX serialdb_sync_row_by_version;
+        CREATE INDEX serialdb_sync_row_by_version ON serialdb_sync_row(table_name, owner, version) WHERE version > 0;
+        """,
+        // Results age out (purgeResults); the highest seq answered per client stays. Results
+        // recorded before this step count as recorded now, and set their clients' marks.
+        """
+        ALTER TABLE serialdb_sync_applied ADD COLUMN recorded_at BIGINT NOT NULL DEFAULT 0;
+        UPDATE serialdb_sync_applied SET recorded_at = extract(epoch FROM now())::bigint;
+        CREATE INDEX serialdb_sync_applied_by_age ON serialdb_sync_applied(recorded_at);
+        CREATE TABLE serialdb_sync_client(
+            account TEXT NOT NULL,
+            client_id TEXT NOT NULL,
+            highest_seq BIGINT NOT NULL,
+            PRIMARY KEY (account, client_id));
+        INSERT INTO serialdb_sync_client(account, client_id, highest_seq)
+        SELECT account, client_id, max(seq) FROM serialdb_sync_applied GROUP BY account, client_id;
+        """,
     ]
 
     /// Creates the tables, or upgrades them, in one transaction; nothing when they are current.

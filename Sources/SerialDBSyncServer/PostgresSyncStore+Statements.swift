@@ -1,15 +1,17 @@
 extension PostgresSyncStore {
-    /// Every statement the store runs, prepared once per connection.
+    /// Every statement the store runs, prepared once per connection. Those that read rows by
+    /// version say `version > 0` (true of every stored row), the predicate of the partial index
+    /// `serialdb_sync_row_by_version`.
     static let latest = PostgresStatement(
         name: "serialdb_latest",
         sql: """
             SELECT (SELECT coalesce(max(r.version), 0) FROM serialdb_sync_row AS r
-                    WHERE r.table_name = k.table_name AND r.owner = k.owner)
+                    WHERE r.table_name = k.table_name AND r.owner = k.owner AND r.version > 0)
             FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS k(table_name, owner, position)
             ORDER BY k.position
             """)
 
-    /// The purge floor (always one row) and the page after it; no page below the floor. $4 is
+    /// The purge floor (always one row) and the page after it, from one snapshot. $4 is
     /// one more than the page's limit, $5 its byte budget, $6 the bytes around each row. The
     /// first change, and those after it that fit, come with their JSON; the first that does not
     /// (by count, or by its running size, which comes from the stored sizes without reading the
@@ -29,8 +31,7 @@ extension PostgresSyncStore {
                            octet_length(row_json) + $6::bigint AS size
                     FROM (
                         SELECT version, deleted, row_json FROM serialdb_sync_row
-                        WHERE table_name = $1 AND owner = $2 AND version > $3::bigint
-                          AND NOT ($3::bigint > 0 AND $3::bigint < s.purge_floor)
+                        WHERE table_name = $1 AND owner = $2 AND version > $3::bigint AND version > 0
                         ORDER BY version LIMIT $4::bigint) AS candidates
                     WINDOW w AS (ORDER BY version ROWS UNBOUNDED PRECEDING)) AS sized
                 WHERE position <= 2 OR running - size <= $5::bigint) AS r ON true
@@ -51,19 +52,33 @@ extension PostgresSyncStore {
         name: "serialdb_advance_counter",
         sql: "UPDATE serialdb_sync_state SET version = version + $1::bigint WHERE id = 1 RETURNING version")
 
+    /// The results remembered for the seqs, one primary-key lookup per seq (with `seq = ANY`,
+    /// PostgreSQL may read every result of the client and filter them).
     static let findApplied = PostgresStatement(
         name: "serialdb_find_applied",
         sql: """
-            SELECT seq, status, version, deleted, row_json, message FROM serialdb_sync_applied
-            WHERE account = $1 AND client_id = $2 AND seq = ANY($3::bigint[])
+            SELECT a.seq, a.status, a.version, a.deleted, a.row_json, a.message
+            FROM unnest($3::bigint[]) AS s(seq)
+            CROSS JOIN LATERAL (
+                SELECT * FROM serialdb_sync_applied AS a
+                WHERE a.account = $1 AND a.client_id = $2 AND a.seq = s.seq
+                LIMIT 1) AS a
             """)
 
+    /// The stored state of each key. Each key is looked up on its own (a LATERAL subquery with
+    /// LIMIT is never turned into a join), through the primary key, the only index it can use
+    /// (see `PostgresSyncSchema`). With the keys joined to the table instead, PostgreSQL hashes
+    /// the whole table once it guesses that is cheaper than a few thousand lookups, and an
+    /// upload costs as much as the store is large.
     static let findCurrent = PostgresStatement(
         name: "serialdb_find_current",
         sql: """
             SELECT r.table_name, r.owner, r.key, r.version, r.deleted, r.row_json
             FROM unnest($1::text[], $2::text[], $3::text[]) AS k(table_name, owner, key)
-            JOIN serialdb_sync_row AS r ON r.table_name = k.table_name AND r.owner = k.owner AND r.key = k.key
+            CROSS JOIN LATERAL (
+                SELECT * FROM serialdb_sync_row AS r
+                WHERE r.table_name = k.table_name AND r.owner = k.owner AND r.key = k.key
+                LIMIT 1) AS r
             """)
 
     static let writeRows = PostgresStatement(
@@ -78,9 +93,26 @@ extension PostgresSyncStore {
     static let recordApplied = PostgresStatement(
         name: "serialdb_record_applied",
         sql: """
-            INSERT INTO serialdb_sync_applied(account, client_id, seq, status, version, deleted, row_json, message)
-            SELECT $1, $2, * FROM unnest($3::bigint[], $4::text[], $5::bigint[], $6::boolean[], $7::text[], $8::text[])
+            INSERT INTO serialdb_sync_applied(
+                account, client_id, seq, status, version, deleted, row_json, message, recorded_at)
+            SELECT $1, $2, u.*, $9::bigint
+            FROM unnest($3::bigint[], $4::text[], $5::bigint[], $6::boolean[], $7::text[], $8::text[]) AS u
             """)
+
+    static let findHighest = PostgresStatement(
+        name: "serialdb_find_highest",
+        sql: "SELECT highest_seq FROM serialdb_sync_client WHERE account = $1 AND client_id = $2")
+
+    static let raiseHighest = PostgresStatement(
+        name: "serialdb_raise_highest",
+        sql: """
+            INSERT INTO serialdb_sync_client(account, client_id, highest_seq) VALUES ($1, $2, $3::bigint)
+            ON CONFLICT (account, client_id)
+            DO UPDATE SET highest_seq = greatest(serialdb_sync_client.highest_seq, excluded.highest_seq)
+            """)
+
+    static let purgeResults = PostgresStatement(
+        name: "serialdb_purge_results", sql: "DELETE FROM serialdb_sync_applied WHERE recorded_at < $1::bigint")
 
     static let purge = PostgresStatement(
         name: "serialdb_purge", sql: "DELETE FROM serialdb_sync_row WHERE deleted AND version <= $1::bigint")
@@ -92,28 +124,43 @@ extension PostgresSyncStore {
         name: "serialdb_purge_floor", sql: "SELECT purge_floor FROM serialdb_sync_state WHERE id = 1")
 
     /// The unique values the upload's values collide with ($1-$3), and every value the keys it
-    /// touches hold now ($4-$6). Both go through the md5 indexes.
+    /// touches hold now ($4-$6). Both go through the md5 indexes, one lookup per value or key
+    /// (OFFSET 0 keeps each LATERAL subquery a lookup, never a join over the whole table; see
+    /// ``findCurrent``).
     static let findUnique = PostgresStatement(
         name: "serialdb_find_unique",
         sql: """
             SELECT u.table_name, u.owner, u.value, u.key
             FROM unnest($1::text[], $2::text[], $3::text[]) AS v(table_name, owner, value)
-            JOIN serialdb_sync_unique AS u
-              ON u.table_name = v.table_name AND u.owner = v.owner AND md5(u.value) = md5(v.value)
-              AND u.value = v.value
+            CROSS JOIN LATERAL (
+                SELECT * FROM serialdb_sync_unique AS u
+                WHERE u.table_name = v.table_name AND u.owner = v.owner AND md5(u.value) = md5(v.value)
+                  AND u.value = v.value
+                OFFSET 0) AS u
             UNION
             SELECT u.table_name, u.owner, u.value, u.key
             FROM unnest($4::text[], $5::text[], $6::text[]) AS k(table_name, owner, key)
-            JOIN serialdb_sync_unique AS u
-              ON u.table_name = k.table_name AND u.owner = k.owner AND md5(u.key) = md5(k.key) AND u.key = k.key
+            CROSS JOIN LATERAL (
+                SELECT * FROM serialdb_sync_unique AS u
+                WHERE u.table_name = k.table_name AND u.owner = k.owner AND md5(u.key) = md5(k.key)
+                  AND u.key = k.key
+                OFFSET 0) AS u
             """)
 
+    /// Deletes the values the keys hold: the rows are found by lookups as in ``findUnique``,
+    /// then deleted by their physical address (a TID scan).
     static let releaseUnique = PostgresStatement(
         name: "serialdb_release_unique",
         sql: """
-            DELETE FROM serialdb_sync_unique AS u
-            USING unnest($1::text[], $2::text[], $3::text[]) AS k(table_name, owner, key)
-            WHERE u.table_name = k.table_name AND u.owner = k.owner AND md5(u.key) = md5(k.key) AND u.key = k.key
+            DELETE FROM serialdb_sync_unique
+            WHERE ctid = ANY (ARRAY(
+                SELECT u.ctid
+                FROM unnest($1::text[], $2::text[], $3::text[]) AS k(table_name, owner, key)
+                CROSS JOIN LATERAL (
+                    SELECT ctid FROM serialdb_sync_unique AS u
+                    WHERE u.table_name = k.table_name AND u.owner = k.owner AND md5(u.key) = md5(k.key)
+                      AND u.key = k.key
+                    OFFSET 0) AS u))
             """)
 
     static let holdUnique = PostgresStatement(

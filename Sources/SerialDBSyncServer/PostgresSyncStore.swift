@@ -1,3 +1,5 @@
+import Foundation
+
 /// The sync store for deployments that outgrow one machine: rows, versions, tombstones and
 /// upload results in one PostgreSQL database, through libpq, shared by any number of
 /// `serialdb-sync-server` processes.
@@ -31,6 +33,8 @@ public final class PostgresSyncStore: SyncStore {
     public static let defaultConnections = 4
 
     private let pool: PostgresConnectionPool
+    /// The time each upload result is recorded at, and that ``purgeResults(olderThan:)`` counts from.
+    private let clock: @Sendable () -> Date
 
     /// Connects to the database at `url`, and creates or upgrades the store's tables in it.
     ///
@@ -38,9 +42,14 @@ public final class PostgresSyncStore: SyncStore {
     ///   - url: a libpq connection URL (`postgresql://user:password@host:5432/database`) or
     ///     connection string (<https://www.postgresql.org/docs/15/libpq-connect.html#LIBPQ-CONNSTRING>).
     ///   - connections: the most connections this store opens at once (at least 1).
+    ///   - clock: the time results are recorded at (the system clock; tests pass their own).
     /// - Throws: ``PostgresError`` when the database cannot be reached or refuses the schema;
     ///   ``SyncServerError/Code/invalidStore`` when a newer release wrote its tables.
-    public init(url: String, connections: Int = PostgresSyncStore.defaultConnections) throws {
+    public init(
+        url: String, connections: Int = PostgresSyncStore.defaultConnections,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) throws {
+        self.clock = clock
         pool = try PostgresConnectionPool(url: url, size: connections)
         try pool.withConnection { try PostgresSyncSchema.prepare($0) }
     }
@@ -70,9 +79,6 @@ public final class PostgresSyncStore: SyncStore {
                     String(SyncChange.wireOverhead),
                 ])
             let floor = result.count > 0 ? try result.int64(0, 0) ?? 0 : 0
-            if since > 0 && since < floor {
-                return SyncChangePage(changes: [], hasMore: false, resync: true)
-            }
             var changes: [SyncChange] = []
             changes.reserveCapacity(result.count)
             var hasMore = false
@@ -85,7 +91,7 @@ public final class PostgresSyncStore: SyncStore {
                 }
                 changes.append(SyncChange(version: version, deleted: result.bool(row, 2) ?? false, rowJSON: json))
             }
-            return SyncChangePage(changes: changes, hasMore: hasMore, resync: false)
+            return SyncChangePage(changes: changes, hasMore: hasMore, floor: floor)
         }
     }
 
@@ -114,6 +120,11 @@ public final class PostgresSyncStore: SyncStore {
                 remembered[try found.int64(row, 0) ?? 0] = try Self.storedResult(found, row: row)
             }
         }
+        var highest: Int64 = 0
+        if let clientID {
+            let found = try connection.run(Self.findHighest, [account, clientID])
+            highest = found.count > 0 ? try found.int64(0, 0) ?? 0 : 0
+        }
         let skipping = clientID == nil ? [:] : remembered
         var current = try currentState(connection, of: mutations, skipping: skipping)
         let unique =
@@ -126,6 +137,10 @@ public final class PostgresSyncStore: SyncStore {
         for mutation in mutations {
             if clientID != nil, let first = remembered[mutation.seq] {
                 results.append(first)
+                continue
+            }
+            if clientID != nil && mutation.seq <= highest {
+                results.append(.duplicate)
                 continue
             }
             let result: SyncMutationResult
@@ -151,6 +166,9 @@ public final class PostgresSyncStore: SyncStore {
         try unique?.write(on: connection)
         if let clientID, !recorded.isEmpty {
             try record(recorded, account: account, clientID: clientID, on: connection)
+        }
+        if let clientID, let top = mutations.map(\.seq).max(), top > highest {
+            try connection.run(Self.raiseHighest, [account, clientID, String(top)])
         }
         if version != start {
             let advanced = try connection.run(Self.advanceCounter, [String(version - start)]).int64(0, 0)
@@ -266,6 +284,8 @@ public final class PostgresSyncStore: SyncStore {
                 deleted.append(nil)
                 rows.append(nil)
                 messages.append(message)
+            case .duplicate:
+                preconditionFailure("a duplicate is answered, never recorded")
             }
         }
         try connection.run(
@@ -273,7 +293,7 @@ public final class PostgresSyncStore: SyncStore {
             [
                 account, clientID, PostgresArray.bigint(recorded.map(\.seq)), PostgresArray.text(statuses),
                 PostgresArray.bigint(versions), PostgresArray.boolean(deleted), PostgresArray.text(rows),
-                PostgresArray.text(messages),
+                PostgresArray.text(messages), String(ResultClock.seconds(clock())),
             ])
     }
 
@@ -290,6 +310,12 @@ public final class PostgresSyncStore: SyncStore {
         default:
             throw SyncServerError(.invalidStore, "a remembered upload result has status \(status) and missing fields")
         }
+    }
+
+    /// Drops the results recorded more than `retention` seconds ago; see ``SyncStore``.
+    public func purgeResults(olderThan retention: TimeInterval) throws -> Int {
+        let cutoff = ResultClock.seconds(clock()) - ResultClock.seconds(retention)
+        return try withRetry { connection in try connection.run(Self.purgeResults, [String(cutoff)]).changedRows }
     }
 
     /// The purge floor.

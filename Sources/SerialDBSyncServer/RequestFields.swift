@@ -41,6 +41,13 @@ struct RequestFields {
         return integer
     }
 
+    /// A boolean; `false` when absent.
+    func flag(_ name: String) throws(SyncRequestError) -> Bool {
+        guard let value = members[name] else { return false }
+        guard let flag = value.boolValue else { throw wrong(name, "true or false", value) }
+        return flag
+    }
+
     func array(_ name: String) throws(SyncRequestError) -> [JSONValue] {
         guard let value = members[name] else { throw missing(name, "an array") }
         guard let array = value.arrayValue else { throw wrong(name, "an array", value) }

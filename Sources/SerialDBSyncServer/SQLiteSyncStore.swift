@@ -20,29 +20,34 @@ import SerialDB
 public final class SQLiteSyncStore: SyncStore {
     /// The queue of the store's database; the store's own tables are named `serialdb_sync_…`.
     public let queue: DatabaseQueue
+    /// The time each upload result is recorded at, and that ``purgeResults(olderThan:)`` counts from.
+    private let clock: @Sendable () -> Date
 
     /// Opens (and creates or upgrades) the store at `path`.
     ///
+    /// - Parameter clock: the time results are recorded at (the system clock; tests pass their own).
     /// - Throws: `DatabaseError` when the file cannot be opened; `SerialDBError` when its
     ///   schema was written by a newer version of the store.
-    public init(path: String) throws {
+    public init(path: String, clock: @escaping @Sendable () -> Date = { Date() }) throws {
         var configuration = Configuration()
         configuration.journalMode = .wal
         configuration.synchronous = .full
         configuration.label = "sync store"
+        self.clock = clock
         queue = try DatabaseQueue(path: path, configuration: configuration)
-        try queue.migrate(Self.migrator)
+        try queue.migrate(Self.migrator(clock: clock))
     }
 
     /// An in-memory store, gone when closed: for tests and trials.
-    public init() throws {
+    public init(clock: @escaping @Sendable () -> Date = { Date() }) throws {
         var configuration = Configuration()
         configuration.label = "sync store (in memory)"
+        self.clock = clock
         queue = try DatabaseQueue(configuration: configuration)
-        try queue.migrate(Self.migrator)
+        try queue.migrate(Self.migrator(clock: clock))
     }
 
-    private static var migrator: DatabaseMigrator {
+    static func migrator(clock: @escaping @Sendable () -> Date) -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("sync-store-1") { db in
             try db.execute(
@@ -89,6 +94,23 @@ public final class SQLiteSyncStore: SyncStore {
                         schema TEXT NOT NULL);
                     """)
         }
+        // Results age out (purgeResults); the highest seq answered per client stays. Results
+        // recorded before this step count as recorded now, and set their clients' marks.
+        migrator.registerMigration("sync-store-3") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE serialdb_sync_applied ADD COLUMN recorded_at INTEGER NOT NULL DEFAULT 0;
+                    UPDATE serialdb_sync_applied SET recorded_at = ?;
+                    CREATE INDEX serialdb_sync_applied_by_age ON serialdb_sync_applied(recorded_at);
+                    CREATE TABLE serialdb_sync_client(
+                        account TEXT NOT NULL,
+                        client_id TEXT NOT NULL,
+                        highest_seq INTEGER NOT NULL,
+                        PRIMARY KEY (account, client_id)) WITHOUT ROWID;
+                    INSERT INTO serialdb_sync_client(account, client_id, highest_seq)
+                    SELECT account, client_id, max(seq) FROM serialdb_sync_applied GROUP BY account, client_id;
+                    """, arguments: [ResultClock.seconds(clock())])
+        }
         return migrator
     }
 
@@ -109,9 +131,6 @@ public final class SQLiteSyncStore: SyncStore {
     ) throws -> SyncChangePage {
         try queue.read { db in
             let floor = try db.fetchOne(Int64.self, sql: "SELECT purge_floor FROM serialdb_sync_state") ?? 0
-            if since > 0 && since < floor {
-                return SyncChangePage(changes: [], hasMore: false, resync: true)
-            }
             var changes: [SyncChange] = []
             var bytes = 0
             do {
@@ -128,9 +147,9 @@ public final class SQLiteSyncStore: SyncStore {
                     bytes += change.wireSize
                 }
             } catch is PageFull {
-                return SyncChangePage(changes: changes, hasMore: true, resync: false)
+                return SyncChangePage(changes: changes, hasMore: true, floor: floor)
             }
-            return SyncChangePage(changes: changes, hasMore: false, resync: false)
+            return SyncChangePage(changes: changes, hasMore: false, floor: floor)
         }
     }
 
@@ -146,9 +165,18 @@ public final class SQLiteSyncStore: SyncStore {
                     """)
             let recordApplied = try db.cachedStatement(
                 sql: """
-                    INSERT INTO serialdb_sync_applied(account, client_id, seq, status, version, deleted, row, message)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO serialdb_sync_applied(
+                        account, client_id, seq, status, version, deleted, row, message, recorded_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
+            let now = ResultClock.seconds(clock())
+            let highest =
+                try clientID.flatMap { clientID in
+                    try db.fetchOne(
+                        Int64.self,
+                        sql: "SELECT highest_seq FROM serialdb_sync_client WHERE account = ? AND client_id = ?",
+                        arguments: [account, clientID])
+                } ?? 0
             let findCurrent = try db.cachedStatement(
                 sql:
                     "SELECT version, deleted, row FROM serialdb_sync_row WHERE table_name = ? AND owner = ? AND key = ?"
@@ -171,6 +199,10 @@ public final class SQLiteSyncStore: SyncStore {
                     results.append(try first.result())
                     continue
                 }
+                if clientID != nil && mutation.seq <= highest {
+                    results.append(.duplicate)
+                    continue
+                }
                 let result: SyncMutationResult
                 switch mutation.action {
                 case .reject(let message):
@@ -185,12 +217,20 @@ public final class SQLiteSyncStore: SyncStore {
                         find: findCurrent, write: write, unique: unique)
                 }
                 if let clientID {
-                    try record(result, of: mutation, account: account, clientID: clientID, with: recordApplied)
+                    try record(
+                        result, of: mutation, account: account, clientID: clientID, at: now, with: recordApplied)
                 }
                 results.append(result)
             }
             if version != startVersion {
                 try db.execute(sql: "UPDATE serialdb_sync_state SET version = ?", arguments: [version])
+            }
+            if let clientID, let top = mutations.map(\.seq).max(), top > highest {
+                try db.execute(
+                    sql: """
+                        INSERT INTO serialdb_sync_client(account, client_id, highest_seq) VALUES (?, ?, ?)
+                        ON CONFLICT (account, client_id) DO UPDATE SET highest_seq = excluded.highest_seq
+                        """, arguments: [account, clientID, top])
             }
             return results
         }
@@ -228,18 +268,32 @@ public final class SQLiteSyncStore: SyncStore {
     }
 
     private func record(
-        _ result: SyncMutationResult, of mutation: SyncMutation, account: String, clientID: String,
+        _ result: SyncMutationResult, of mutation: SyncMutation, account: String, clientID: String, at now: Int64,
         with statement: Statement
     ) throws {
         switch result {
         case .applied(let version):
-            try statement.execute(arguments: [account, clientID, mutation.seq, "applied", version, nil, nil, nil])
+            try statement.execute(arguments: [account, clientID, mutation.seq, "applied", version, nil, nil, nil, now])
         case .conflict(let current):
             try statement.execute(arguments: [
                 account, clientID, mutation.seq, "conflict", current.version, current.deleted, current.rowJSON, nil,
+                now,
             ])
         case .rejected(let message):
-            try statement.execute(arguments: [account, clientID, mutation.seq, "rejected", nil, nil, nil, message])
+            try statement.execute(arguments: [
+                account, clientID, mutation.seq, "rejected", nil, nil, nil, message, now,
+            ])
+        case .duplicate:
+            break
+        }
+    }
+
+    /// Drops the results recorded more than `retention` seconds ago; see ``SyncStore``.
+    public func purgeResults(olderThan retention: TimeInterval) throws -> Int {
+        let cutoff = ResultClock.seconds(clock()) - ResultClock.seconds(retention)
+        return try queue.write { db in
+            try db.execute(sql: "DELETE FROM serialdb_sync_applied WHERE recorded_at < ?", arguments: [cutoff])
+            return db.changesCount
         }
     }
 

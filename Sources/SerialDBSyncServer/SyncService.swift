@@ -22,6 +22,9 @@ public final class SyncService: Sendable {
     public static let defaultFetchLimit = 500
     /// The largest page fetch-data returns, whatever the request asks for.
     public static let maximumFetchLimit = 5000
+    /// How long upload results are kept when the purge names no window: 7 days
+    /// (``SyncStore/purgeResults(olderThan:)``).
+    public static let defaultResultRetention: TimeInterval = 7 * 24 * 3600
     /// The most bytes of JSON a fetch-data page holds: it stops before a change that would take
     /// it past them, unless that change comes first (a page always holds at least one), and
     /// says `has_more`.
@@ -243,6 +246,9 @@ public final class SyncService: Sendable {
         let asked = try request.count("limit", required: false) ?? Int64(Self.defaultFetchLimit)
         guard asked >= 1 else { throw SyncRequestError.badRequest("\"limit\" must be 1 or more") }
         let limit = Int(min(asked, Int64(Self.maximumFetchLimit)))
+        // Every page of a resync after its first says so: it is never sent back to 0, so a
+        // resync pages through a table of any size even while purges raise the floor.
+        let resyncing = try request.flag("resyncing")
         var writer = JSONWriter(capacity: 128)
         writer.raw("{\"table\":")
         writer.string(table.name)
@@ -252,19 +258,23 @@ public final class SyncService: Sendable {
         let page = try store.changes(
             table: table.name, owner: owner(of: table, account: account), since: since, limit: limit,
             maximumBytes: Self.maximumPageBytes - writer.bytes.count - tail)
-        writer.reserve(page.changes.reduce(tail) { $0 + $1.wireSize })
-        for (index, change) in page.changes.enumerated() {
+        let resync = page.mustResync(since: since, resyncing: resyncing)
+        let changes = resync ? [] : page.changes
+        writer.reserve(changes.reduce(tail) { $0 + $1.wireSize })
+        for (index, change) in changes.enumerated() {
             if index > 0 { writer.raw(",") }
             writeChange(change, into: &writer)
         }
         writer.raw("],\"version\":")
         // The cursor to store: the last change served; unchanged when there was none; 0 when
         // the client must start again.
-        writer.integer(page.resync ? 0 : page.changes.last?.version ?? since)
+        writer.integer(resync ? 0 : changes.last?.version ?? since)
         writer.raw(",\"has_more\":")
-        writer.bool(page.hasMore)
+        writer.bool(!resync && page.hasMore)
         writer.raw(",\"resync\":")
-        writer.bool(page.resync)
+        writer.bool(resync)
+        writer.raw(",\"floor\":")
+        writer.integer(page.floor)
         writer.raw("}")
         return writer.data
     }
@@ -320,6 +330,8 @@ public final class SyncService: Sendable {
             case .rejected(let message):
                 writer.raw(",\"status\":\"rejected\",\"error\":")
                 writer.string(message)
+            case .duplicate:
+                writer.raw(",\"status\":\"duplicate\"")
             }
             writer.raw("}")
         }

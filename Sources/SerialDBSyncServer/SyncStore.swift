@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where a sync server keeps rows, versions, tombstones and the results of uploads.
 ///
 /// The HTTP layer and the protocol (``SyncService``) know nothing of how a store works; a store
@@ -11,7 +13,8 @@
 ///   at version V, no change with a version ≤ V can commit later;
 /// - ``apply(account:clientID:mutations:)`` runs in one transaction, and remembers each result
 ///   by (account, client id, seq) in that same transaction: a repeated seq returns its first
-///   result and changes nothing, across restarts;
+///   result and changes nothing, across restarts; and once ``purgeResults(olderThan:)`` dropped
+///   it, a seq at or below the highest one answered for its client is a `duplicate`;
 /// - a delete leaves a tombstone until ``purgeTombstones(through:)`` removes it and raises
 ///   the purge floor;
 /// - no two keys of one owner in one table hold the same ``SyncUniqueValue``: an upsert that
@@ -26,7 +29,9 @@ public protocol SyncStore: Sendable {
     /// order, at most `limit` of them, and no more than fit in `maximumBytes` of
     /// ``SyncChange/wireSize`` (but always the first, however large); each key appears once,
     /// in its latest state. `hasMore` says whether changes were left out. A store reads no more
-    /// than the page (and the size, not the value, of the change after it).
+    /// than the page (and the size, not the value, of the change after it). The page carries
+    /// the purge floor read in the same snapshot; whether the client must resync is the
+    /// caller's decision (``SyncChangePage/mustResync(since:resyncing:)``).
     func changes(table: String, owner: String, since: Int64, limit: Int, maximumBytes: Int) throws -> SyncChangePage
 
     /// Applies the mutations of one upload in one transaction and returns one result each, in order.
@@ -40,6 +45,12 @@ public protocol SyncStore: Sendable {
 
     /// The tombstone purge floor: 0 until a purge.
     func purgeFloor() throws -> Int64
+
+    /// Drops the upload results recorded more than `retention` seconds ago by the store's
+    /// clock. The highest seq answered for each (account, client id) stays, so a later retry
+    /// of a dropped seq is answered ``SyncMutationResult/duplicate``.
+    /// - Returns: the number of results dropped.
+    func purgeResults(olderThan retention: TimeInterval) throws -> Int
 
     /// Makes `schema` the definition of `table`'s stored rows, once: when the store last
     /// adopted another schema for it (or none), in one transaction it moves the rows of
@@ -122,15 +133,21 @@ public struct SyncChangePage: Sendable, Equatable {
     public var changes: [SyncChange]
     /// Whether more changes follow the last one.
     public var hasMore: Bool
-    /// Whether `since` was below the purge floor: the client must fetch again from 0 (and
-    /// `changes` is empty).
-    public var resync: Bool
+    /// The purge floor when the page was read (from the same snapshot): 0 until a purge. A
+    /// cursor above 0 and below it may have missed purged tombstones.
+    public var floor: Int64
 
     /// Creates a page.
-    public init(changes: [SyncChange], hasMore: Bool, resync: Bool) {
+    public init(changes: [SyncChange], hasMore: Bool, floor: Int64) {
         self.changes = changes
         self.hasMore = hasMore
-        self.resync = resync
+        self.floor = floor
+    }
+
+    /// Whether a client whose cursor is `since` must start again from 0 (a purge took
+    /// tombstones it has not seen), unless it is already doing so (`resyncing`).
+    public func mustResync(since: Int64, resyncing: Bool) -> Bool {
+        !resyncing && since > 0 && since < floor
     }
 }
 
@@ -205,4 +222,7 @@ public enum SyncMutationResult: Sendable, Equatable {
     case conflict(current: SyncChange)
     /// Refused, with the reason.
     case rejected(message: String)
+    /// A seq at or below the highest one answered for its client whose result has expired
+    /// (``SyncStore/purgeResults(olderThan:)``): it was answered before, and nothing changed now.
+    case duplicate
 }

@@ -1,3 +1,5 @@
+import Foundation
+import SerialDBSyncServer
 import ToolArguments
 
 /// The command line of `serialdb-sync-server` (the README's "Sync server" describes it).
@@ -6,8 +8,9 @@ struct ServerCommandLine {
     enum Command: Equatable {
         /// Serve until SIGTERM or SIGINT.
         case serve
-        /// Remove tombstones up to a version and raise the purge floor.
-        case purgeTombstones(through: Int64)
+        /// Remove tombstones up to a version and raise the purge floor, and drop the upload
+        /// results older than the retention window (seconds).
+        case purgeTombstones(through: Int64, retention: TimeInterval)
     }
 
     var command = Command.serve
@@ -25,6 +28,7 @@ struct ServerCommandLine {
                                     [--postgres-connections 4] [--max-connections-per-address 100]
                                     [--request-timeout 60]
                serialdb-sync-server purge-tombstones --config sync.json (--db FILE | --postgres URL) --through VERSION
+                                    [--retention 7d]
 
         Serves the tables of sync.json to the accounts of its tokens (see the README, "Sync server").
         The first line on standard output is "listening on http://HOST:PORT" (--port 0 picks a free
@@ -42,7 +46,9 @@ struct ServerCommandLine {
         after 30).
 
         purge-tombstones removes the tombstones with a version up to VERSION; clients whose cursor
-        is below it are told to fetch again from 0.
+        is below it are told to fetch again from 0. It also drops the upload results recorded longer
+        ago than --retention (7d, 36h, 90m or 90s; default 7d): a client retrying one of those seqs
+        is answered "duplicate".
 
         exit status: 0 ok, 1 failed, 2 usage error
         """
@@ -53,6 +59,7 @@ struct ServerCommandLine {
     init(_ reader: inout ArgumentReader) throws {
         var purge = false
         var through: Int64?
+        var retention: TimeInterval?
         while let argument = try reader.next() {
             switch argument {
             case .operand("purge-tombstones") where !purge: purge = true
@@ -70,6 +77,7 @@ struct ServerCommandLine {
                     Int64(text).flatMap { $0 >= 0 ? $0 : nil }
                 }
                 through = version
+            case .option("--retention"): retention = try reader.value("a duration such as 7d, 36h, 90s", Self.duration)
             default: throw reader.unexpected(argument)
             }
         }
@@ -88,9 +96,16 @@ struct ServerCommandLine {
         }
         if purge {
             guard let through else { throw UsageError("purge-tombstones needs --through VERSION") }
-            command = .purgeTombstones(through: through)
-        } else if through != nil {
-            throw UsageError("--through belongs to purge-tombstones")
+            command = .purgeTombstones(through: through, retention: retention ?? SyncService.defaultResultRetention)
+        } else if through != nil || retention != nil {
+            throw UsageError("--through and --retention belong to purge-tombstones")
         }
+    }
+
+    /// A duration written as a whole number and a unit (`7d`, `36h`, `90m`, `90s`), in seconds.
+    static func duration(_ text: String) -> TimeInterval? {
+        let units: [Character: Double] = ["d": 86_400, "h": 3_600, "m": 60, "s": 1]
+        guard let unit = text.last.flatMap({ units[$0] }), let count = UInt32(text.dropLast()) else { return nil }
+        return Double(count) * unit
     }
 }

@@ -19,11 +19,14 @@ struct SyncServerTool {
             switch commandLine.command {
             case .serve:
                 try serve(commandLine)
-            case .purgeTombstones(let through):
+            case .purgeTombstones(let through, let retention):
                 let store = try openStore(commandLine)
                 let (purged, floor) = try store.purgeTombstones(through: through)
+                let dropped = try store.purgeResults(olderThan: retention)
                 try store.close()
-                print("purged \(purged) tombstone(s); the purge floor is \(floor)")
+                print(
+                    "purged \(purged) tombstone(s); the purge floor is \(floor); dropped \(dropped) expired upload result(s)"
+                )
             }
         } catch {
             printError("serialdb-sync-server: \(error)")

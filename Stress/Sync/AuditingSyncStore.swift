@@ -65,6 +65,10 @@ final class AuditingSyncStore: SyncStore {
         try base.purgeFloor()
     }
 
+    func purgeResults(olderThan retention: TimeInterval) throws -> Int {
+        try base.purgeResults(olderThan: retention)
+    }
+
     func adoptDefinition(
         table: String, schema: String, renamedFrom: String?, carryOver: ([SyncStoredRow]) throws -> [SyncStoredRow]
     ) throws {

@@ -1,3 +1,4 @@
+import Foundation
 import HarnessSupport
 import SerialDBSyncServer
 
@@ -56,6 +57,10 @@ final class BrokenSyncStore: SyncStore {
 
     func purgeFloor() throws -> Int64 {
         try base.purgeFloor()
+    }
+
+    func purgeResults(olderThan retention: TimeInterval) throws -> Int {
+        try base.purgeResults(olderThan: retention)
     }
 
     func adoptDefinition(

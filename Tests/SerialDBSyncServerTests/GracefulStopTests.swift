@@ -79,6 +79,10 @@ final class GatedStore: SyncStore, @unchecked Sendable {
         try base.purgeFloor()
     }
 
+    func purgeResults(olderThan retention: TimeInterval) throws -> Int {
+        try base.purgeResults(olderThan: retention)
+    }
+
     func adoptDefinition(
         table: String, schema: String, renamedFrom: String?, carryOver: ([SyncStoredRow]) throws -> [SyncStoredRow]
     ) throws {

@@ -178,7 +178,7 @@ import Testing
         for store in opened.withLock({ $0 }) { try store.close() }
 
         let session = try ScratchPostgresSession(url: url)
-        #expect(try session.query("SELECT version FROM serialdb_sync_schema") == [["2"]])
+        #expect(try session.query("SELECT version FROM serialdb_sync_schema") == [["4"]])
         #expect(try session.query("SELECT version, purge_floor FROM serialdb_sync_state") == [["0", "0"]])
     }
 

@@ -12,12 +12,12 @@ final class RunningSyncServer: Sendable {
     let log = Locked<[SyncRequestLog]>([])
 
     init(
-        _ kind: SyncStoreKind, configuration: SyncServerConfiguration? = nil,
+        _ kind: SyncStoreKind, configuration: SyncServerConfiguration? = nil, clock: TestClock? = nil,
         configure: (inout SyncServerOptions) -> Void = { _ in }
     ) throws {
         directory = try TemporaryDirectory()
         location = try kind.makeLocation(in: directory)
-        store = try location.open()
+        store = try location.open(clock: clock)
         var options = SyncServerOptions()
         options.port = 0
         let log = self.log

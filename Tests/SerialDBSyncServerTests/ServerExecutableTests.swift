@@ -124,9 +124,12 @@ import Testing
         let purge = try ServerProcess(
             arguments: ["purge-tombstones", "--config", config, "--through", "2"] + location.serverArguments)
         #expect(try await purge.exitStatus() == 0)
-        #expect(purge.standardOutput == "purged 1 tombstone(s); the purge floor is 2\n")
+        #expect(
+            purge.standardOutput == "purged 1 tombstone(s); the purge floor is 2; dropped 0 expired upload result(s)\n")
         let reopened = try location.open()
-        #expect(try reopened.changes(table: "note", owner: "alice", since: 1, limit: 10).resync)
+        #expect(
+            try reopened.changes(table: "note", owner: "alice", since: 1, limit: 10).mustResync(
+                since: 1, resyncing: false))
         try reopened.close()
     }
 

@@ -166,10 +166,13 @@ import Testing
         #expect(purged == 2)
         #expect(floor == 6)
         let fromFloor = try store.changes(table: "note", owner: "alice", since: 6, limit: 10)
-        #expect(fromFloor.resync == false)
+        #expect(fromFloor.floor == 6)
+        #expect(!fromFloor.mustResync(since: 6, resyncing: false))
         #expect(fromFloor.changes.map(\.version) == [7, 8], "the tombstone just above the floor stays")
         #expect(fromFloor.changes.map(\.deleted) == [true, false])
-        #expect(try store.changes(table: "note", owner: "alice", since: 5, limit: 10).resync)
+        #expect(
+            try store.changes(table: "note", owner: "alice", since: 5, limit: 10).mustResync(since: 5, resyncing: false)
+        )
         #expect(try store.changes(table: "note", owner: "alice", since: 0, limit: 10).changes.map(\.version) == [7, 8])
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import PostgresHarness
 import SerialDBSyncServer
 import SerialDBTestSupport
@@ -38,12 +39,16 @@ struct StoreLocation: Sendable {
     /// The file path or the database URL.
     let address: String
 
-    /// Opens the store (a memory store is new each time).
-    func open(connections: Int = PostgresSyncStore.defaultConnections) throws -> any SyncStore {
+    /// Opens the store (a memory store is new each time), on `clock` when one is given.
+    func open(connections: Int = PostgresSyncStore.defaultConnections, clock: TestClock? = nil) throws
+        -> any SyncStore
+    {
+        let now: @Sendable () -> Date
+        if let clock { now = { clock.now } } else { now = { Date() } }
         switch kind {
-        case .sqliteFile: return try SQLiteSyncStore(path: address)
-        case .sqliteMemory: return try SQLiteSyncStore()
-        case .postgres: return try PostgresSyncStore(url: address, connections: connections)
+        case .sqliteFile: return try SQLiteSyncStore(path: address, clock: now)
+        case .sqliteMemory: return try SQLiteSyncStore(clock: now)
+        case .postgres: return try PostgresSyncStore(url: address, connections: connections, clock: now)
         }
     }
 

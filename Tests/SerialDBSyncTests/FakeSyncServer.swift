@@ -51,6 +51,8 @@ final class FakeSyncServer: Sendable {
         var counter: Int64 = 0
         var rows: [String: [Key: Stored]] = [:]
         var results: [String: SyncMutationResult] = [:]
+        /// Per client id, the highest seq whose result ``expireResults()`` dropped.
+        var expiredThrough: [String: Int64] = [:]
         var purgeFloor: [String: Int64] = [:]
         /// Every (client, seq) received, retries included.
         var receivedSeqs: [String] = []
@@ -107,6 +109,18 @@ final class FakeSyncServer: Sendable {
         state.withLock { state in
             state.rows[table] = state.rows[table]?.filter { !$0.value.deleted || $0.value.version > version }
             state.purgeFloor[table] = version
+        }
+    }
+
+    /// Drops every remembered upload result, as a purge does once the retention window has
+    /// passed: a retry of one of those seqs is answered "duplicate".
+    func expireResults() {
+        state.withLock { state in
+            for (id, result) in state.results {
+                let client = String(id[..<id.lastIndex(of: "|")!])
+                state.expiredThrough[client] = max(state.expiredThrough[client] ?? 0, result.seq)
+            }
+            state.results = [:]
         }
     }
 
@@ -203,6 +217,10 @@ final class FakeSyncServer: Sendable {
                 state.receivedSeqs.append(id)
                 if let first = state.results[id] {
                     results.append(first)
+                    continue
+                }
+                if mutation.seq <= state.expiredThrough[request.clientID] ?? 0 {
+                    results.append(SyncMutationResult(seq: mutation.seq, status: .duplicate))
                     continue
                 }
                 guard let table = state.tables.first(where: { $0.name == mutation.table }) else {

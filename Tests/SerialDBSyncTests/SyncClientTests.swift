@@ -191,6 +191,34 @@ struct SyncClientTests {
         #expect(server.rows(of: "note", account: "alice").first { $0["id"] == .text("a") }?["title"] == .text("x2"))
     }
 
+    @Test("an upload retried after the server dropped its results is a duplicate: it leaves the outbox, no error")
+    func retriedUploadWhoseResultsExpiredLeavesTheOutbox() async throws {
+        let directory = try TemporaryDirectory()
+        let server = FakeSyncServer(tables: [noteTable])
+        let phone = try Device(.file, in: directory, name: "phone", server: server)
+        let laptop = try Device(.file, in: directory, name: "laptop", server: server)
+        _ = try await phone.client.sync()
+        try phone.insertNote("a", "x")
+        phone.transport.failOnce("post-data", .after)
+        await #expect(throws: SyncError.self) { _ = try await phone.client.sync() }
+        #expect(try phone.outboxCount() == 1)
+        server.expireResults()
+        let retry = try await phone.client.sync()
+        #expect(retry.rejected.isEmpty)
+        #expect(retry.conflicts.isEmpty)
+        #expect(try phone.outboxCount() == 0, "the duplicate left the outbox")
+        #expect(try phone.titles()["a"] == "x")
+        #expect(server.state.withLock { $0.counter } == 1, "applied once")
+        _ = try await laptop.client.sync()
+        #expect(try laptop.titles()["a"] == "x")
+        // The next local change is based on the version fetch-data brought, not a conflict.
+        _ = try await phone.client.sync()
+        try phone.execute("UPDATE note SET title = 'x2' WHERE id = 'a'")
+        let next = try await phone.client.sync()
+        #expect(next.conflicts.isEmpty)
+        #expect(server.rows(of: "note", account: "alice").first?["title"] == .text("x2"))
+    }
+
     @Test("a network error is typed and leaves nothing half-applied")
     func networkErrorIsTyped() async throws {
         let directory = try TemporaryDirectory()

@@ -98,6 +98,17 @@ struct WireCodingTests {
         #expect(error?.message.contains(field) == true, "\(error?.message ?? "no error")")
     }
 
+    @Test("a post-data answer reads \"duplicate\", a seq answered before whose result expired")
+    func duplicateStatusIsRead() throws {
+        let text = #"{"results": [{"seq": 3, "status": "duplicate"}, {"seq": 4, "status": "applied", "version": 9}]}"#
+        let response = try PostDataResponse(json: try JSONValue.parse(Array(text.utf8)))
+        #expect(
+            response.results == [
+                SyncMutationResult(seq: 3, status: .duplicate),
+                SyncMutationResult(seq: 4, status: .applied, version: 9),
+            ])
+    }
+
     @Test("a post-data answer with an unknown status is refused")
     func unknownStatusIsRefused() throws {
         let text = #"{"results": [{"seq": 1, "status": "maybe"}]}"#
