@@ -25,7 +25,9 @@ public final class SQLiteSyncStore: SyncStore {
 
     /// Opens (and creates or upgrades) the store at `path`.
     ///
-    /// - Parameter clock: the time results are recorded at (the system clock; tests pass their own).
+    /// - Parameters:
+    ///   - path: the store's SQLite file.
+    ///   - clock: the time results are recorded at (the system clock; tests pass their own).
     /// - Throws: `DatabaseError` when the file cannot be opened; `SerialDBError` when its
     ///   schema was written by a newer version of the store.
     public init(path: String, clock: @escaping @Sendable () -> Date = { Date() }) throws {

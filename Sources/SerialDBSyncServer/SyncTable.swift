@@ -39,6 +39,10 @@ public final class SyncTable: Sendable {
     /// Parses `schema` by executing it into an in-memory database and reading the table back.
     ///
     /// - Parameters:
+    ///   - name: the table's name, as clients see it.
+    ///   - scope: whose rows it holds: each account's own, or one set every account reads.
+    ///   - structVersion: the definition's version; a higher one is a definition change.
+    ///   - schema: the CREATE TABLE statement, with the table's CREATE INDEX statements.
     ///   - renamedFrom: the table's name in the previous configuration, when it was renamed.
     ///   - renamedColumns: new column name → its name in the previous configuration.
     /// - Throws: ``SyncServerError/Code/invalidConfiguration`` when the SQL fails, does not
