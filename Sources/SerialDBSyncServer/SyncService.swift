@@ -2,7 +2,7 @@ import Foundation
 import SerialDBSyncWire
 
 /// The sync protocol, independent of HTTP and of the store: takes a request (method, path,
-/// authorization, body) and returns the status and JSON body DESIGN.md's "Wire protocol" fixes.
+/// authorization, body) and returns the status and JSON body the wire protocol fixes (the README's "Sync server").
 ///
 /// ``SyncServer`` feeds it the requests libmicrohttpd receives; tests and other servers can
 /// call ``handle(_:)`` directly.

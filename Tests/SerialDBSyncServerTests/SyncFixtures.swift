@@ -2,7 +2,7 @@ import Foundation
 import SerialDBSyncServer
 import Testing
 
-/// The configuration the tests serve: DESIGN.md's two tables, a table of every affinity with
+/// The configuration the tests serve: the README's two tables (`note`, `country`), a table of every affinity with
 /// defaults, and a table with a composite key; two accounts.
 enum SyncFixtures {
     static let configurationJSON = #"""

@@ -3,7 +3,7 @@ import SerialDBSyncServer
 import SerialDBSyncWire
 import Testing
 
-/// The four calls of DESIGN.md's wire protocol, over real HTTP, against every store.
+/// The four calls of the sync wire protocol, over real HTTP, against every store.
 @Suite(.timeLimit(.minutes(5))) struct WireProtocolTests {
     @Test(arguments: SyncStoreKind.allCases)
     func checkUpdateListsEveryTableWithItsScopeOwnerAndWhatChanged(_ kind: SyncStoreKind) async throws {
