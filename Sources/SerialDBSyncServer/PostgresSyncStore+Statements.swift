@@ -120,6 +120,22 @@ extension PostgresSyncStore {
     static let raiseFloor = PostgresStatement(
         name: "serialdb_raise_floor", sql: "UPDATE serialdb_sync_state SET purge_floor = $1::bigint WHERE id = 1")
 
+    static let currentVersion = PostgresStatement(
+        name: "serialdb_current_version", sql: "SELECT version FROM serialdb_sync_state WHERE id = 1")
+
+    /// Per table: live rows, tombstones, highest version; and on every row the number of
+    /// owners holding rows (one row of NULLs when the store holds none).
+    static let summary = PostgresStatement(
+        name: "serialdb_summary",
+        sql: """
+            SELECT t.table_name, t.live, t.tombstones, t.highest, o.accounts
+            FROM (SELECT count(DISTINCT owner) AS accounts FROM serialdb_sync_row WHERE owner <> '') AS o
+            LEFT JOIN (
+                SELECT table_name, count(*) FILTER (WHERE NOT deleted) AS live,
+                       count(*) FILTER (WHERE deleted) AS tombstones, max(version) AS highest
+                FROM serialdb_sync_row GROUP BY table_name) AS t ON true
+            """)
+
     static let purgeFloor = PostgresStatement(
         name: "serialdb_purge_floor", sql: "SELECT purge_floor FROM serialdb_sync_state WHERE id = 1")
 

@@ -323,6 +323,28 @@ public final class PostgresSyncStore: SyncStore {
         try withRetry { connection in try connection.run(Self.purgeFloor, []).int64(0, 0) ?? 0 }
     }
 
+    /// The version counter.
+    public func currentVersion() throws -> Int64 {
+        try withRetry { connection in try connection.run(Self.currentVersion, []).int64(0, 0) ?? 0 }
+    }
+
+    /// Counts the rows, tombstones and owners of every table, in one statement (one snapshot).
+    public func summary() throws -> SyncStoreSummary {
+        try withRetry { connection in
+            let result = try connection.run(Self.summary, [])
+            var tables: [String: SyncStoreSummary.Table] = [:]
+            var accounts = 0
+            for row in 0..<result.count {
+                accounts = Int(try result.int64(row, 4) ?? 0)
+                guard let name = result.string(row, 0) else { continue }
+                tables[name] = SyncStoreSummary.Table(
+                    rows: Int(try result.int64(row, 1) ?? 0), tombstones: Int(try result.int64(row, 2) ?? 0),
+                    highestVersion: try result.int64(row, 3) ?? 0)
+            }
+            return SyncStoreSummary(tables: tables, accounts: accounts)
+        }
+    }
+
     /// Carries the rows of `table` into `schema` in one transaction that holds the version
     /// counter's row lock, so no upload and no other starting server runs meanwhile; see ``SyncStore``.
     public func adoptDefinition(

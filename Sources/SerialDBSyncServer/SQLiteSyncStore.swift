@@ -364,6 +364,32 @@ public final class SQLiteSyncStore: SyncStore {
         }
     }
 
+    /// The version counter.
+    public func currentVersion() throws -> Int64 {
+        try queue.read { db in try db.fetchOne(Int64.self, sql: "SELECT version FROM serialdb_sync_state") ?? 0 }
+    }
+
+    /// Counts the rows, tombstones and owners of every table, in one read transaction.
+    public func summary() throws -> SyncStoreSummary {
+        try queue.read { db in
+            var tables: [String: SyncStoreSummary.Table] = [:]
+            try db.forEachRow(
+                sql: """
+                    SELECT table_name, sum(NOT deleted), sum(deleted), max(version)
+                    FROM serialdb_sync_row GROUP BY table_name
+                    """
+            ) { row in
+                tables[try row.decode(at: 0)] = SyncStoreSummary.Table(
+                    rows: try row.decode(at: 1), tombstones: try row.decode(at: 2),
+                    highestVersion: try row.decode(at: 3))
+            }
+            let accounts =
+                try db.fetchOne(Int.self, sql: "SELECT count(DISTINCT owner) FROM serialdb_sync_row WHERE owner <> ''")
+                ?? 0
+            return SyncStoreSummary(tables: tables, accounts: accounts)
+        }
+    }
+
     /// Waits for the work in progress and closes the database.
     public func close() throws {
         try queue.close()

@@ -31,6 +31,34 @@ public struct SyncResponse: Sendable {
     public var account: String?
     /// For a 500, what went wrong inside: for the server's log, never for the client.
     public var internalError: String?
+    /// What the request did to rows (zero but for fetch-data and post-data answered 200).
+    public var rows = SyncRowCounts()
+}
+
+/// What one request did to rows, for the metrics and the request log: never a row's value.
+public struct SyncRowCounts: Sendable, Equatable {
+    /// Changes fetch-data sent.
+    public var served = 0
+    /// Mutations post-data answered `applied` (a retried seq answered from memory included).
+    public var applied = 0
+    /// Mutations answered `conflict`.
+    public var conflicts = 0
+    /// Mutations answered `rejected`.
+    public var rejected = 0
+    /// Mutations answered `duplicate`.
+    public var duplicates = 0
+
+    /// Creates counts, zero unless given.
+    public init(served: Int = 0, applied: Int = 0, conflicts: Int = 0, rejected: Int = 0, duplicates: Int = 0) {
+        self.served = served
+        self.applied = applied
+        self.conflicts = conflicts
+        self.rejected = rejected
+        self.duplicates = duplicates
+    }
+
+    /// The rows the request carried: changes served plus mutations answered.
+    public var total: Int { served + applied + conflicts + rejected + duplicates }
 }
 
 /// A request the protocol refuses as a whole: answered with `status` and

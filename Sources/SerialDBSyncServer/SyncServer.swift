@@ -17,9 +17,14 @@ import SerialDB
 /// server.stop()          // finishes the requests in flight
 /// try store.close()
 /// ```
+///
+/// Every request is counted in ``metrics``; with ``SyncServerOptions/adminPort`` set, a second
+/// listener (``adminURL``) serves them to Prometheus at `/metrics`, a health check at
+/// `/healthz` and a status page for operators at `/`.
 public final class SyncServer: @unchecked Sendable {
-    // Safe to share: `service`, `host` and the options are immutable; `boundPort` is written
-    // once in init, before the object is published; `daemon`, `inFlight` and `stopping` are
+    // Safe to share: `service`, `host` and the options are immutable; `boundPort` and `admin`
+    // are written once in init, before the object is published; `metrics` and `recentErrors`
+    // are thread-safe; `daemon`, `inFlight` and `stopping` are
     // behind `lock`; libmicrohttpd calls back on its own threads, and each request's state is
     // used by one of them at a time.
 
@@ -29,6 +34,12 @@ public final class SyncServer: @unchecked Sendable {
     public let host: String
     /// The port it listens on (the one picked when ``SyncServerOptions/port`` was 0).
     public var port: UInt16 { boundPort }
+    /// What it has answered so far.
+    public let metrics = SyncMetrics()
+    /// The admin listener's base URL, when ``SyncServerOptions/adminPort`` started one.
+    public var adminURL: URL? { admin?.url }
+    private var admin: SyncAdminServer?
+    private let recentErrors = RecentErrors()
     private let options: SyncServerOptions
     private let deadlines: RequestDeadlines
     private let lock = NSCondition()
@@ -75,18 +86,30 @@ public final class SyncServer: @unchecked Sendable {
         }
         lock.withLock { daemon = started }
         boundPort = serialdb_mhd_port(started)
+        if let adminPort = options.adminPort {
+            do {
+                admin = try SyncAdminServer(
+                    host: options.adminHost, port: adminPort, service: service, metrics: metrics, errors: recentErrors,
+                    publicURL: url)
+            } catch {
+                stop()
+                throw error
+            }
+        }
     }
 
     /// The base URL (`http://127.0.0.1:8080`).
-    public var url: URL {
+    public var url: URL { Self.url(host: host, port: port) }
+
+    static func url(host: String, port: UInt16) -> URL {
         let literal = host.contains(":") ? "[\(host)]" : host
         return URL(string: "http://\(literal):\(port)")!
     }
 
     /// Stops accepting connections, waits up to `gracePeriod` for the requests in flight to be
-    /// answered, then closes every connection and joins the server's threads. The store is left
-    /// open: close it afterwards. Stopping twice is harmless. A server serves until it is
-    /// stopped, whether or not anything still refers to it.
+    /// answered, then closes every connection and joins the server's threads, and closes the
+    /// admin listener. The store is left open: close it afterwards. Stopping twice is harmless.
+    /// A server serves until it is stopped, whether or not anything still refers to it.
     public func stop(gracePeriod: Duration = .seconds(30)) {
         let quiesced: OpaquePointer? = lock.withLock {
             guard let daemon, !stopping else { return nil }
@@ -104,6 +127,7 @@ public final class SyncServer: @unchecked Sendable {
         deadlines.stop()
         if listener >= 0 { Foundation.close(listener) }
         lock.withLock { daemon = nil }
+        admin?.stop()
         // The daemon's threads are joined: its reference can go.
         Unmanaged.passUnretained(self).release()
     }
@@ -198,8 +222,10 @@ public final class SyncServer: @unchecked Sendable {
 
     fileprivate func connection(_ connection: OpaquePointer?, notified code: MHD_ConnectionNotificationCode) {
         if serialdb_mhd_connection_started(code) != 0, let connection {
+            metrics.connectionOpened()
             deadlines.opened(connection, socket: serialdb_mhd_connection_socket(connection))
         } else {
+            metrics.connectionClosed()
             deadlines.closed(connection)
         }
     }
@@ -213,10 +239,21 @@ public final class SyncServer: @unchecked Sendable {
                 connection, UInt32(response.status), bytes.baseAddress, bytes.count, "application/json",
                 closing ? 1 : 0)
         }
+        let call = SyncCall(path: state.path)
+        let duration = ContinuousClock.now - state.started
+        metrics.record(
+            call: call, status: response.status, duration: duration, rows: response.rows,
+            storeFailed: response.internalError != nil)
+        if let internalError = response.internalError {
+            recentErrors.add(
+                .init(
+                    time: Date(), call: call, account: response.account, status: response.status, message: internalError
+                ))
+        }
         options.log?(
             SyncRequestLog(
                 method: state.method, path: state.path, account: response.account, status: response.status,
-                duration: ContinuousClock.now - state.started, internalError: response.internalError))
+                duration: duration, internalError: response.internalError, call: call, rows: response.rows.total))
         return result
     }
 }

@@ -24,6 +24,11 @@ public struct SyncServerOptions: Sendable {
     public var maximumBodySize = 4 * 1024 * 1024
     /// Called once per request, after the answer was queued, on the thread that served it.
     public var log: (@Sendable (SyncRequestLog) -> Void)?
+    /// The admin listener's port (`/metrics`, `/healthz`, the status page at `/`; see
+    /// ``SyncServer/adminURL``); 0 picks a free one; `nil`, the default, starts none.
+    public var adminPort: UInt16?
+    /// The admin listener's address: an IPv4 or IPv6 literal, loopback unless told otherwise.
+    public var adminHost = "127.0.0.1"
 
     /// The defaults: 127.0.0.1:8080, 4 threads, 30 s idle timeout, 60 s to send a request and
     /// to read its answer, 1000 connections, 100 per client address, 4 MiB bodies.
@@ -44,6 +49,12 @@ public struct SyncRequestLog: Sendable, CustomStringConvertible {
     public var duration: Duration
     /// For a 500, what failed inside (store errors name SQL, never bound values).
     public var internalError: String?
+    /// The call the path names.
+    public var call = SyncCall.other
+    /// The rows the request carried: changes served, mutations answered.
+    public var rows = 0
+    /// When the answer was queued.
+    public var time = Date()
 
     /// One line: `POST /v1/post-data account=alice status=200 3.2ms`. Control characters and
     /// backslashes of the method, path, account and error are escaped (`\x1b`, `\\`), and so

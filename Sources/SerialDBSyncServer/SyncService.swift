@@ -74,13 +74,15 @@ public final class SyncService: Sendable {
                 throw SyncRequestError.badRequest(error.message)
             }
             let response: Data
+            var rows = SyncRowCounts()
             switch call {
             case .checkUpdate: response = try checkUpdate(body, account: owner)
             case .fetchSchema: response = try fetchSchema(body)
-            case .fetchData: response = try fetchData(body, account: owner)
-            case .postData: response = try postData(body, account: owner)
+            case .fetchData: response = try fetchData(body, account: owner, rows: &rows)
+            case .postData: response = try postData(body, account: owner, rows: &rows)
+            case .other: throw SyncRequestError.notFound(request.path)
             }
-            return SyncResponse(status: 200, body: response, account: account)
+            return SyncResponse(status: 200, body: response, account: account, rows: rows)
         } catch let error as SyncRequestError {
             return SyncResponse(status: error.status, body: error.body, account: account)
         } catch {
@@ -123,22 +125,9 @@ public final class SyncService: Sendable {
         return try store.apply(account: owner, clientID: nil, mutations: mutations)
     }
 
-    private enum Call {
-        case checkUpdate
-        case fetchSchema
-        case fetchData
-        case postData
-    }
-
-    private func route(method: String, path: String) throws(SyncRequestError) -> Call {
-        let call: Call
-        switch path {
-        case "/v1/check-update": call = .checkUpdate
-        case "/v1/fetch-schema": call = .fetchSchema
-        case "/v1/fetch-data": call = .fetchData
-        case "/v1/post-data": call = .postData
-        default: throw .notFound(path)
-        }
+    private func route(method: String, path: String) throws(SyncRequestError) -> SyncCall {
+        let call = SyncCall(path: path)
+        guard call != .other else { throw .notFound(path) }
         guard method == "POST" else { throw .methodNotAllowed(method) }
         return call
     }
@@ -239,7 +228,7 @@ public final class SyncService: Sendable {
 
     // MARK: - fetch-data
 
-    private func fetchData(_ body: JSONValue, account: String) throws -> Data {
+    private func fetchData(_ body: JSONValue, account: String, rows: inout SyncRowCounts) throws -> Data {
         let request = try RequestFields(body, context: "the request")
         let table = try table(try request.string("table"))
         let since = try request.count("since")!
@@ -260,6 +249,7 @@ public final class SyncService: Sendable {
             maximumBytes: Self.maximumPageBytes - writer.bytes.count - tail)
         let resync = page.mustResync(since: since, resyncing: resyncing)
         let changes = resync ? [] : page.changes
+        rows.served = changes.count
         writer.reserve(changes.reduce(tail) { $0 + $1.wireSize })
         for (index, change) in changes.enumerated() {
             if index > 0 { writer.raw(",") }
@@ -291,7 +281,7 @@ public final class SyncService: Sendable {
 
     // MARK: - post-data
 
-    private func postData(_ body: JSONValue, account: String) throws -> Data {
+    private func postData(_ body: JSONValue, account: String, rows: inout SyncRowCounts) throws -> Data {
         let request = try RequestFields(body, context: "the request")
         let clientID = try request.string("client_id")
         guard !clientID.isEmpty else { throw SyncRequestError.badRequest("\"client_id\" must not be empty") }
@@ -322,15 +312,19 @@ public final class SyncService: Sendable {
             writer.integer(mutations[index].seq)
             switch result {
             case .applied(let version):
+                rows.applied += 1
                 writer.raw(",\"status\":\"applied\",\"version\":")
                 writer.integer(version)
             case .conflict(let current):
+                rows.conflicts += 1
                 writer.raw(",\"status\":\"conflict\",\"current\":")
                 writeChange(current, into: &writer)
             case .rejected(let message):
+                rows.rejected += 1
                 writer.raw(",\"status\":\"rejected\",\"error\":")
                 writer.string(message)
             case .duplicate:
+                rows.duplicates += 1
                 writer.raw(",\"status\":\"duplicate\"")
             }
             writer.raw("}")

@@ -62,6 +62,15 @@ public protocol SyncStore: Sendable {
         table: String, schema: String, renamedFrom: String?, carryOver: ([SyncStoredRow]) throws -> [SyncStoredRow]
     ) throws
 
+    /// The server-wide version counter: the highest version given so far (0 for a new store).
+    /// What the health check asks: a cheap read of the store's own state.
+    func currentVersion() throws -> Int64
+
+    /// Per table, its live rows, tombstones and highest version, and the number of accounts
+    /// holding rows: what the status page shows. It counts every stored row, so it costs a
+    /// scan of the store.
+    func summary() throws -> SyncStoreSummary
+
     /// Waits for the work in progress and closes the store; later calls throw.
     func close() throws
 }
@@ -225,4 +234,35 @@ public enum SyncMutationResult: Sendable, Equatable {
     /// A seq at or below the highest one answered for its client whose result has expired
     /// (``SyncStore/purgeResults(olderThan:)``): it was answered before, and nothing changed now.
     case duplicate
+}
+
+/// What a store holds, counted (``SyncStore/summary()``): never a row's value.
+public struct SyncStoreSummary: Sendable, Equatable {
+    /// One table's counts.
+    public struct Table: Sendable, Equatable {
+        /// Rows that are not deleted, over every owner.
+        public var rows: Int
+        /// Tombstones not purged yet.
+        public var tombstones: Int
+        /// The highest version of its rows and tombstones (0 when it has none).
+        public var highestVersion: Int64
+
+        /// Creates the counts of one table.
+        public init(rows: Int, tombstones: Int, highestVersion: Int64) {
+            self.rows = rows
+            self.tombstones = tombstones
+            self.highestVersion = highestVersion
+        }
+    }
+
+    /// The tables holding rows or tombstones, by name.
+    public var tables: [String: Table]
+    /// The accounts owning at least one row or tombstone (of account-scoped tables).
+    public var accounts: Int
+
+    /// Creates a summary.
+    public init(tables: [String: Table], accounts: Int) {
+        self.tables = tables
+        self.accounts = accounts
+    }
 }

@@ -22,11 +22,23 @@ struct ServerCommandLine {
     var port: UInt16 = 8080
     var maximumConnectionsPerAddress: Int?
     var requestTimeoutSeconds: Int?
+    var adminHost: String?
+    var adminPort: UInt16?
+    var logFormat = LogFormat.text
+
+    /// How the request log is written on standard error.
+    enum LogFormat: String {
+        /// `POST /v1/post-data account=alice status=200 3.2ms`.
+        case text
+        /// One JSON object per line.
+        case json
+    }
 
     static let usage = """
         usage: serialdb-sync-server --config sync.json (--db server.sqlite | --postgres URL) [--host 127.0.0.1] [--port 8080]
                                     [--postgres-connections 4] [--max-connections-per-address 100]
-                                    [--request-timeout 60]
+                                    [--request-timeout 60] [--admin-port N [--admin-host 127.0.0.1]]
+                                    [--log-format text|json]
                serialdb-sync-server purge-tombstones --config sync.json (--db FILE | --postgres URL) --through VERSION
                                     [--retention 7d]
 
@@ -44,6 +56,15 @@ struct ServerCommandLine {
         has not arrived whole within SECONDS, or whose answer has not been read within as many
         again, however steadily its bytes trickle in (default 60; an idle connection is closed
         after 30).
+
+        --admin-port N starts a second listener, on --admin-host (default 127.0.0.1; --admin-port 0
+        picks a free port), printed on standard output after the first line as "admin listening on
+        http://HOST:PORT": GET /metrics (Prometheus), /healthz (200, or 503 when the store does not
+        answer within a second) and / (a status page). The public port answers 404 to these paths.
+
+        --log-format json writes each line of standard error as one JSON object (time, call,
+        account, status, duration in seconds, rows); text is the default. Neither holds a token or
+        a row value.
 
         purge-tombstones removes the tombstones with a version up to VERSION; clients whose cursor
         is below it are told to fetch again from 0. It also drops the upload results recorded longer
@@ -70,6 +91,10 @@ struct ServerCommandLine {
             case .option("--max-connections-per-address"):
                 maximumConnectionsPerAddress = try reader.wholeNumber(atLeast: 1)
             case .option("--request-timeout"): requestTimeoutSeconds = try reader.wholeNumber(atLeast: 1)
+            case .option("--admin-port"): adminPort = try reader.value("a port number 0-65535") { UInt16($0) }
+            case .option("--admin-host"): adminHost = try reader.value()
+            case .option("--log-format"):
+                logFormat = try reader.value("text or json") { LogFormat(rawValue: $0) }
             case .option("--host"): host = try reader.value()
             case .option("--port"): port = try reader.value("a port number 0-65535") { UInt16($0) }
             case .option("--through"):
@@ -93,6 +118,15 @@ struct ServerCommandLine {
         if purge && (maximumConnectionsPerAddress != nil || requestTimeoutSeconds != nil) {
             throw UsageError(
                 "--max-connections-per-address and --request-timeout belong to serving, not purge-tombstones")
+        }
+        if purge && (adminPort != nil || adminHost != nil) {
+            throw UsageError("--admin-port and --admin-host belong to serving, not purge-tombstones")
+        }
+        if purge && logFormat != .text {
+            throw UsageError("--log-format belongs to serving, not purge-tombstones")
+        }
+        if adminHost != nil && adminPort == nil {
+            throw UsageError("--admin-host needs --admin-port N (0 picks a free port)")
         }
         if purge {
             guard let through else { throw UsageError("purge-tombstones needs --through VERSION") }

@@ -29,7 +29,9 @@ struct SyncServerTool {
                 )
             }
         } catch {
-            printError("serialdb-sync-server: \(error)")
+            printError(
+                commandLine.logFormat == .json
+                    ? SyncRequestLog.jsonMessage("failed: \(error)") : "serialdb-sync-server: \(error)")
             exit(ToolArguments.failure)
         }
         exit(ToolArguments.success)
@@ -59,17 +61,25 @@ struct SyncServerTool {
         options.port = commandLine.port
         if let limit = commandLine.maximumConnectionsPerAddress { options.maximumConnectionsPerAddress = limit }
         if let seconds = commandLine.requestTimeoutSeconds { options.requestTimeoutSeconds = seconds }
-        options.log = { entry in printError(entry.description) }
+        options.adminPort = commandLine.adminPort
+        if let host = commandLine.adminHost { options.adminHost = host }
+        let json = commandLine.logFormat == .json
+        options.log = { entry in printError(json ? entry.json : entry.description) }
         let server = try SyncServer(configuration: configuration, store: store, options: options)
         // Written straight to the file descriptor: a parent reading the pipe sees it at once.
-        FileHandle.standardOutput.write(Data("listening on \(server.url.absoluteString)\n".utf8))
+        var announcement = "listening on \(server.url.absoluteString)\n"
+        if let admin = server.adminURL { announcement += "admin listening on \(admin.absoluteString)\n" }
+        FileHandle.standardOutput.write(Data(announcement.utf8))
 
         var received: Int32 = 0
         sigwait(&signals, &received)
-        printError("serialdb-sync-server: signal \(received): finishing the requests in flight")
+        let say = { (message: String) in
+            printError(json ? SyncRequestLog.jsonMessage(message) : "serialdb-sync-server: \(message)")
+        }
+        say("signal \(received): finishing the requests in flight")
         server.stop()
         try store.close()
-        printError("serialdb-sync-server: stopped")
+        say("stopped")
     }
 
     /// Standard error: the request log and failures. One write per line.

@@ -65,6 +65,14 @@ final class AuditingSyncStore: SyncStore {
         try base.purgeFloor()
     }
 
+    func currentVersion() throws -> Int64 {
+        try base.currentVersion()
+    }
+
+    func summary() throws -> SyncStoreSummary {
+        try base.summary()
+    }
+
     func purgeResults(olderThan retention: TimeInterval) throws -> Int {
         try base.purgeResults(olderThan: retention)
     }

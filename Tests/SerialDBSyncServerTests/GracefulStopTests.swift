@@ -83,6 +83,14 @@ final class GatedStore: SyncStore, @unchecked Sendable {
         try base.purgeResults(olderThan: retention)
     }
 
+    func currentVersion() throws -> Int64 {
+        try base.currentVersion()
+    }
+
+    func summary() throws -> SyncStoreSummary {
+        try base.summary()
+    }
+
     func adoptDefinition(
         table: String, schema: String, renamedFrom: String?, carryOver: ([SyncStoredRow]) throws -> [SyncStoredRow]
     ) throws {

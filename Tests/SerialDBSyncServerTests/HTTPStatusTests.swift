@@ -185,6 +185,8 @@ struct FailingStore: SyncStore {
     }
     func purgeTombstones(through version: Int64) throws -> (purged: Int, floor: Int64) { throw Failure() }
     func purgeFloor() throws -> Int64 { throw Failure() }
+    func currentVersion() throws -> Int64 { throw Failure() }
+    func summary() throws -> SyncStoreSummary { throw Failure() }
     func purgeResults(olderThan retention: TimeInterval) throws -> Int { throw Failure() }
     /// Starting succeeds (the disk caught fire afterwards): the calls of requests fail.
     func adoptDefinition(
