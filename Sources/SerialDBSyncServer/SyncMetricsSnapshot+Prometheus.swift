@@ -22,7 +22,7 @@ extension SyncMetricsSnapshot {
                 "requests_total", "call=\"\(count.call.rawValue)\",status=\"\(count.status)\"",
                 value: String(count.count))
         }
-        family("request_duration_seconds", "histogram", "From a request's headers to its queued answer, by call.")
+        family("request_duration_seconds", "histogram", "From a request's headers to its answer, by call.")
         for histogram in durations {
             let call = "call=\"\(histogram.call.rawValue)\""
             var cumulative = 0

@@ -234,11 +234,7 @@ public final class SyncServer: @unchecked Sendable {
         // The client has the whole deadline again to read the answer.
         deadlines.restart(connection)
         let closing = lock.withLock { stopping }
-        let result = response.body.withUnsafeBytes { bytes in
-            serialdb_mhd_respond(
-                connection, UInt32(response.status), bytes.baseAddress, bytes.count, "application/json",
-                closing ? 1 : 0)
-        }
+        // Counted before it is queued: a client that has its answer finds it counted.
         let call = SyncCall(path: state.path)
         let duration = ContinuousClock.now - state.started
         metrics.record(
@@ -249,6 +245,11 @@ public final class SyncServer: @unchecked Sendable {
                 .init(
                     time: Date(), call: call, account: response.account, status: response.status, message: internalError
                 ))
+        }
+        let result = response.body.withUnsafeBytes { bytes in
+            serialdb_mhd_respond(
+                connection, UInt32(response.status), bytes.baseAddress, bytes.count, "application/json",
+                closing ? 1 : 0)
         }
         options.log?(
             SyncRequestLog(
