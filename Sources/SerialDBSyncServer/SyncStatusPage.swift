@@ -60,8 +60,8 @@ struct SyncStatusPage {
             <section class="cards">
             \(storeCard)
             \(Self.card("Connections", String(metrics.openConnections)))
-            \(Self.card("Rows uploaded", String(metrics.rowsUploaded)))
-            \(Self.card("Rows served", String(metrics.rowsServed)))
+            \(Self.card("Uploaded", String(metrics.rowsUploaded)))
+            \(Self.card("Served", String(metrics.rowsServed)))
             \(Self.card("Conflicts", String(metrics.conflicts)))
             \(Self.card("Rejections", String(metrics.rejections)))
             \(Self.card("Store errors", String(metrics.storeErrors), good: metrics.storeErrors == 0))
