@@ -83,7 +83,10 @@ import Testing
 
     @Test func aMissingPackageIsInstalledBeforeTheCommandRuns() throws {
         let (run, apt) = try runWithPackages(
-            installed: ["libsqlite3-dev", "libpq-dev", "postgresql-15", "pkg-config", "python3"],
+            installed: [
+                "libsqlite3-dev", "libpq-dev", "libssl-dev", "postgresql-15", "pkg-config", "python3", "python3-jwt",
+                "python3-cryptography",
+            ],
             command: ["sh", "-c", "echo the command ran; exit 7"])
         #expect(run.status == 7, "the command's own exit status: \(run.errors)")
         #expect(run.output == "the command ran\n")
@@ -93,7 +96,10 @@ import Testing
 
     @Test func nothingIsInstalledWhenEverythingIsThere() throws {
         let (run, apt) = try runWithPackages(
-            installed: ["libsqlite3-dev", "libmicrohttpd-dev", "libpq-dev", "postgresql-15", "pkg-config", "python3"],
+            installed: [
+                "libsqlite3-dev", "libmicrohttpd-dev", "libpq-dev", "libssl-dev", "postgresql-15", "pkg-config",
+                "python3", "python3-jwt", "python3-cryptography",
+            ],
             command: ["sh", "-c", "echo ok"])
         #expect(run.status == 0)
         #expect(run.output == "ok\n")
