@@ -73,7 +73,8 @@ def mint(directory, spec):
         return signed + "." + b64url(hmac.new(secret, signed.encode(), hashlib.sha256).digest())
     if "secret_file" in spec:
         with open(spec["secret_file"], "rb") as file:
-            key = file.read()
+            # The server's reading: the file's bytes without a final line break.
+            key = file.read().removesuffix(b"\n").removesuffix(b"\r")
     else:
         key = private_key(directory, spec["key"])
         headers = {"kid": spec["key"], **headers}
