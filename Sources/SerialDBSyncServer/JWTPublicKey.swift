@@ -30,13 +30,15 @@ final class JWTPublicKey: @unchecked Sendable {
         guard let n, let e, OSSL_PARAM_BLD_push_BN(builder, serialdb_param_rsa_n(), n) == 1,
             OSSL_PARAM_BLD_push_BN(builder, serialdb_param_rsa_e(), e) == 1
         else { throw JWTKeyError("OpenSSL does not take its \"n\" and \"e\"") }
-        key = try Self.fromParameters(builder, type: "RSA")
-        algorithm = .rs256
-        let bits = EVP_PKEY_get_bits(key)
+        // Checked before the key is stored: once it is, a throw would free it in deinit.
+        let made = try Self.fromParameters(builder, type: "RSA")
+        let bits = EVP_PKEY_get_bits(made)
         guard bits >= Self.minimumRSABits else {
-            EVP_PKEY_free(key)
+            EVP_PKEY_free(made)
             throw JWTKeyError("its modulus has \(bits) bits; RS256 needs at least \(Self.minimumRSABits)")
         }
+        key = made
+        algorithm = .rs256
     }
 
     /// A P-256 public key from its affine coordinates (32 big-endian bytes each).
@@ -59,15 +61,17 @@ final class JWTPublicKey: @unchecked Sendable {
             else { return .failure(JWTKeyError("OpenSSL does not take its \"x\" and \"y\"")) }
             return Result { () throws(JWTKeyError) in try Self.fromParameters(builder, type: "EC") }
         }
-        key = try made.get()
-        algorithm = .es256
-        // fromdata does not promise the point is on the curve: a point off it is refused here.
-        let context = EVP_PKEY_CTX_new_from_pkey(nil, key, nil)
+        let candidate = try made.get()
+        // fromdata does not promise the point is on the curve: a point off it is refused here,
+        // before the key is stored (once it is, a throw would free it in deinit).
+        let context = EVP_PKEY_CTX_new_from_pkey(nil, candidate, nil)
         defer { EVP_PKEY_CTX_free(context) }
         guard let context, EVP_PKEY_public_check(context) == 1 else {
-            EVP_PKEY_free(key)
+            EVP_PKEY_free(candidate)
             throw JWTKeyError("\"x\" and \"y\" are not a point of the P-256 curve")
         }
+        key = candidate
+        algorithm = .es256
     }
 
     deinit {
