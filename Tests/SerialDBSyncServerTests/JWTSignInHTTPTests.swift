@@ -111,8 +111,14 @@ import Testing
         }
         // Not a JWT and not a configured token: the usual answer.
         #expect(try await account(running, "t-nobody").errorMessage?.contains("a valid token is required") == true)
+        // The log line is written after the answer is queued: wait for the last one.
+        let refused = cases.count + 1
+        let entries = running.log
+        try await waitUntil(timeout: .seconds(30)) {
+            entries.withLock { $0.filter { $0.status == 401 }.count } >= refused
+        }
         let log = running.log.withLock { $0 }
-        #expect(log.filter { $0.status == 401 }.count == cases.count + 1)
+        #expect(log.filter { $0.status == 401 }.count == refused)
         #expect(log.allSatisfy { entry in !minted.contains { entry.description.contains($0) } })
         // A NUL in the header refuses it before any check (curl cannot send one; the service is asked directly).
         let nul = running.server.service.handle(
