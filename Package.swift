@@ -45,7 +45,15 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
         ),
-        .target(name: "SerialDBSyncServer", dependencies: ["SerialDB", "SerialDBSyncWire", "CMicroHTTPD", "CLibPQ"]),
+        // OpenSSL's libcrypto, for the server's JWT sign-in: never a dependency of the client or the core.
+        .systemLibrary(
+            name: "CLibCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
+        .target(
+            name: "SerialDBSyncServer",
+            dependencies: ["SerialDB", "SerialDBSyncWire", "CMicroHTTPD", "CLibPQ", "CLibCrypto"]),
         // A throwaway PostgreSQL for the tests and the benchmark: a server URL from the
         // environment or a cluster of its own, and a fresh database per use. Not part of the library.
         .target(name: "PostgresHarness", dependencies: ["CLibPQ", "HarnessSupport", "SerialDB"]),
@@ -86,8 +94,10 @@ let package = Package(
             name: "SerialDBSyncServerTests",
             dependencies: [
                 "SerialDBSyncServer", "SerialDBSyncWire", "SerialDB", "SerialDBTestSupport", "PostgresHarness",
-                "serialdb-sync-server",
-            ]),
+                "serialdb-sync-server", "CLibCrypto",
+            ],
+            // The Python script that mints the JWTs of the sign-in tests with PyJWT.
+            exclude: ["Scripts"]),
     ],
     swiftLanguageModes: [.v6]
 )

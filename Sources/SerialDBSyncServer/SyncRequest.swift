@@ -75,6 +75,11 @@ struct SyncRequestError: Error {
     static let unauthorized = SyncRequestError(
         status: 401, code: "unauthorized", message: "a valid token is required: send Authorization: Bearer TOKEN")
 
+    /// A 401 for a JWT that failed `reason` (which never repeats the token).
+    static func unauthorized(_ reason: String) -> SyncRequestError {
+        SyncRequestError(status: 401, code: "unauthorized", message: "\(reason); send a valid token")
+    }
+
     static func forbidden(_ message: String) -> SyncRequestError {
         SyncRequestError(status: 403, code: "forbidden", message: message)
     }

@@ -141,15 +141,18 @@ public final class SyncServer: @unchecked Sendable {
     ) -> MHD_Result {
         guard let requestContext, let uploadDataSize else { return .NO }
         guard let existing = requestContext.pointee else {
-            // First call: the headers are in, the body is not read yet.
+            // First call: the headers are in, the body is not read yet. The request keeps the
+            // configuration of this moment, whatever a reload does before its body is in.
             let state = RequestState(
-                method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "")
+                method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "",
+                configuration: service.configuration)
             requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
             lock.withLock { inFlight += 1 }
             // Refused from the headers alone (no or unknown token, unknown path, wrong method):
             // answered now, so the body is never read, let alone buffered.
             if let refusal = service.refusal(
-                method: state.method, path: state.path, authorization: header(connection, "Authorization"))
+                method: state.method, path: state.path, authorization: header(connection, "Authorization"),
+                configuration: state.configuration)
             {
                 state.answered = true
                 return answer(connection, state: state, response: refusal)
@@ -186,7 +189,7 @@ public final class SyncServer: @unchecked Sendable {
         let response = service.handle(
             SyncRequest(
                 method: state.method, path: state.path, authorization: header(connection, "Authorization"),
-                body: state.body))
+                body: state.body), configuration: state.configuration)
         return answer(connection, state: state, response: response)
     }
 
@@ -263,14 +266,16 @@ public final class SyncServer: @unchecked Sendable {
 private final class RequestState {
     let method: String
     let path: String
+    let configuration: SyncServerConfiguration
     let started = ContinuousClock.now
     var body = Data()
     var tooLarge = false
     var answered = false
 
-    init(method: String, path: String) {
+    init(method: String, path: String, configuration: SyncServerConfiguration) {
         self.method = method
         self.path = path
+        self.configuration = configuration
     }
 }
 

@@ -13,10 +13,12 @@ import SerialDBSyncWire
 ///                                           authorization: "Bearer t-alice", body: Data(#"{"tables": []}"#.utf8)))
 /// ```
 public final class SyncService: Sendable {
-    /// The tables and tokens served.
-    public let configuration: SyncServerConfiguration
+    /// The tables and sign-in served now: the last configuration ``reload(_:)`` accepted, or
+    /// the first one.
+    public var configuration: SyncServerConfiguration { served.snapshot }
     /// Where rows are kept.
     public let store: any SyncStore
+    private let served: ServedConfiguration
 
     /// fetch-data's page size when the request names none, and the most it may ask for.
     public static let defaultFetchLimit = 500
@@ -38,8 +40,40 @@ public final class SyncService: Sendable {
     ///   without a DEFAULT, a new CHECK or UNIQUE they break); nothing is changed then. The
     ///   store's errors.
     public init(configuration: SyncServerConfiguration, store: any SyncStore) throws {
-        self.configuration = configuration
+        try Self.adopt(configuration, into: store)
         self.store = store
+        served = ServedConfiguration(configuration)
+    }
+
+    /// Serves `configuration` from now on, as a restart with it would: the stored rows of each
+    /// table whose definition changed are brought into the new one first. Requests already
+    /// started finish with the configuration they started with; a reload waits for those
+    /// being handled, and requests arriving meanwhile wait for it.
+    ///
+    /// - Throws: as ``init(configuration:store:)``; the configuration served and the stored
+    ///   rows are then unchanged.
+    public func reload(_ configuration: SyncServerConfiguration) throws {
+        try served.replace { _ in
+            try Self.adopt(configuration, into: store)
+            return configuration
+        }
+    }
+
+    /// Brings the stored rows of each table whose definition changed into the new one. Every
+    /// table is first carried over and rolled back, so that a definition the stored rows refuse
+    /// leaves every table as it was, not only its own.
+    private static func adopt(_ configuration: SyncServerConfiguration, into store: any SyncStore) throws {
+        struct Tried: Error {}
+        for table in configuration.tables {
+            do {
+                try store.adoptDefinition(
+                    table: table.name, schema: table.schema, renamedFrom: table.renamedFrom,
+                    carryOver: { rows in
+                        _ = try table.carryOver(rows)
+                        throw Tried()
+                    })
+            } catch is Tried {}
+        }
         for table in configuration.tables {
             try store.adoptDefinition(
                 table: table.name, schema: table.schema, renamedFrom: table.renamedFrom,
@@ -50,10 +84,15 @@ public final class SyncService: Sendable {
     /// The answer to a request that its method, path and `Authorization` header alone refuse
     /// (404, 405, 401), or `nil` when its body must be read. A server calls it as soon as the
     /// headers are in, so that a caller without a valid token cannot make it buffer a body.
-    public func refusal(method: String, path: String, authorization: String?) -> SyncResponse? {
+    ///
+    /// - Parameter configuration: the request's snapshot (``configuration`` when it started);
+    ///   the current one when `nil`.
+    public func refusal(
+        method: String, path: String, authorization: String?, configuration: SyncServerConfiguration? = nil
+    ) -> SyncResponse? {
         do {
             _ = try route(method: method, path: path)
-            _ = try authenticate(authorization)
+            _ = try authenticate(authorization, in: configuration ?? self.configuration)
             return nil
         } catch {
             return SyncResponse(status: error.status, body: error.body)
@@ -61,11 +100,24 @@ public final class SyncService: Sendable {
     }
 
     /// Answers one request. Never throws: every failure is a status and an error body.
-    public func handle(_ request: SyncRequest) -> SyncResponse {
+    ///
+    /// - Parameters:
+    ///   - request: the request.
+    ///   - snapshot: the configuration the request started with (``configuration`` when its
+    ///     headers arrived); the current one when `nil`. Should a reload have changed the table
+    ///     definitions since, the request is handled under the new configuration, whose
+    ///     definitions the stored rows are in.
+    public func handle(_ request: SyncRequest, configuration snapshot: SyncServerConfiguration? = nil) -> SyncResponse {
+        served.handle(with: snapshot ?? configuration) { configuration in
+            handle(request, in: configuration)
+        }
+    }
+
+    private func handle(_ request: SyncRequest, in configuration: SyncServerConfiguration) -> SyncResponse {
         var account: String?
         do {
             let call = try route(method: request.method, path: request.path)
-            let owner = try authenticate(request.authorization)
+            let owner = try authenticate(request.authorization, in: configuration)
             account = owner
             let body: JSONValue
             do {
@@ -76,10 +128,10 @@ public final class SyncService: Sendable {
             let response: Data
             var rows = SyncRowCounts()
             switch call {
-            case .checkUpdate: response = try checkUpdate(body, account: owner)
-            case .fetchSchema: response = try fetchSchema(body)
-            case .fetchData: response = try fetchData(body, account: owner, rows: &rows)
-            case .postData: response = try postData(body, account: owner, rows: &rows)
+            case .checkUpdate: response = try checkUpdate(body, account: owner, in: configuration)
+            case .fetchSchema: response = try fetchSchema(body, in: configuration)
+            case .fetchData: response = try fetchData(body, account: owner, rows: &rows, in: configuration)
+            case .postData: response = try postData(body, account: owner, rows: &rows, in: configuration)
             case .other: throw SyncRequestError.notFound(request.path)
             }
             return SyncResponse(status: 200, body: response, account: account, rows: rows)
@@ -103,6 +155,14 @@ public final class SyncService: Sendable {
     /// - Returns: one result per row: `applied`, or `rejected` with the validation message.
     /// - Throws: ``SyncServerError/Code/invalidStore`` for an unknown table; the store's errors.
     public func load(rows: [JSONValue], into table: String, account: String = "") throws -> [SyncMutationResult] {
+        try served.handle(with: configuration) { configuration in
+            try load(rows: rows, into: table, account: account, in: configuration)
+        }
+    }
+
+    private func load(rows: [JSONValue], into table: String, account: String, in configuration: SyncServerConfiguration)
+        throws -> [SyncMutationResult]
+    {
         guard let synced = configuration.table(named: table) else {
             throw SyncServerError(.invalidStore, "there is no synced table \(JSONWriter.quoted(table))")
         }
@@ -132,17 +192,18 @@ public final class SyncService: Sendable {
         return call
     }
 
-    private func authenticate(_ authorization: String?) throws(SyncRequestError) -> String {
+    private func authenticate(_ authorization: String?, in configuration: SyncServerConfiguration)
+        throws(SyncRequestError) -> String
+    {
         // A NUL ends the header for C code: what follows it must not decide anything.
         guard let header = authorization, !header.utf8.contains(0) else { throw .unauthorized }
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer",
-            let account = configuration.account(forToken: parts[1].trimmingCharacters(in: .whitespaces))
-        else { throw .unauthorized }
-        return account
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw .unauthorized }
+        return try configuration.signIn(token: parts[1].trimmingCharacters(in: .whitespaces), now: Date())
     }
 
-    private func table(_ name: String) throws(SyncRequestError) -> SyncTable {
+    private func table(_ name: String, in configuration: SyncServerConfiguration) throws(SyncRequestError) -> SyncTable
+    {
         guard let table = configuration.table(named: name) else {
             throw .badRequest("there is no synced table \(JSONWriter.quoted(name))")
         }
@@ -155,7 +216,9 @@ public final class SyncService: Sendable {
 
     // MARK: - check-update
 
-    private func checkUpdate(_ body: JSONValue, account: String) throws -> Data {
+    private func checkUpdate(_ body: JSONValue, account: String, in configuration: SyncServerConfiguration) throws
+        -> Data
+    {
         let request = try RequestFields(body, context: "the request")
         var known: [String: (structVersion: Int64, version: Int64)] = [:]
         for (index, entry) in try request.array("tables").enumerated() {
@@ -199,8 +262,8 @@ public final class SyncService: Sendable {
 
     // MARK: - fetch-schema
 
-    private func fetchSchema(_ body: JSONValue) throws -> Data {
-        let table = try table(try RequestFields(body, context: "the request").string("table"))
+    private func fetchSchema(_ body: JSONValue, in configuration: SyncServerConfiguration) throws -> Data {
+        let table = try table(try RequestFields(body, context: "the request").string("table"), in: configuration)
         var writer = JSONWriter(capacity: 64 + table.schema.utf8.count)
         writer.raw("{\"table\":")
         writer.string(table.name)
@@ -228,9 +291,11 @@ public final class SyncService: Sendable {
 
     // MARK: - fetch-data
 
-    private func fetchData(_ body: JSONValue, account: String, rows: inout SyncRowCounts) throws -> Data {
+    private func fetchData(
+        _ body: JSONValue, account: String, rows: inout SyncRowCounts, in configuration: SyncServerConfiguration
+    ) throws -> Data {
         let request = try RequestFields(body, context: "the request")
-        let table = try table(try request.string("table"))
+        let table = try table(try request.string("table"), in: configuration)
         let since = try request.count("since")!
         let asked = try request.count("limit", required: false) ?? Int64(Self.defaultFetchLimit)
         guard asked >= 1 else { throw SyncRequestError.badRequest("\"limit\" must be 1 or more") }
@@ -281,7 +346,9 @@ public final class SyncService: Sendable {
 
     // MARK: - post-data
 
-    private func postData(_ body: JSONValue, account: String, rows: inout SyncRowCounts) throws -> Data {
+    private func postData(
+        _ body: JSONValue, account: String, rows: inout SyncRowCounts, in configuration: SyncServerConfiguration
+    ) throws -> Data {
         let request = try RequestFields(body, context: "the request")
         let clientID = try request.string("client_id")
         guard !clientID.isEmpty else { throw SyncRequestError.badRequest("\"client_id\" must not be empty") }
@@ -295,7 +362,7 @@ public final class SyncService: Sendable {
         // write to a global table refuses the request, so none of it is half-applied.
         var seqs = Set<Int64>(minimumCapacity: entries.count)
         for (index, entry) in entries.enumerated() {
-            let mutation = try mutation(entry, position: index + 1, account: account)
+            let mutation = try mutation(entry, position: index + 1, account: account, in: configuration)
             // One seq is one result: two mutations under it could not both be answered on a retry.
             guard seqs.insert(mutation.seq).inserted else {
                 throw SyncRequestError.badRequest(
@@ -333,7 +400,9 @@ public final class SyncService: Sendable {
         return writer.data
     }
 
-    private func mutation(_ entry: JSONValue, position: Int, account: String) throws -> SyncMutation {
+    private func mutation(
+        _ entry: JSONValue, position: Int, account: String, in configuration: SyncServerConfiguration
+    ) throws -> SyncMutation {
         let fields = try RequestFields(entry, context: "mutation \(position)")
         let seq = try fields.count("seq")!
         let tableName = try fields.string("table")

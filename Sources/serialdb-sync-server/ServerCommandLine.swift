@@ -6,7 +6,7 @@ import ToolArguments
 struct ServerCommandLine {
     /// What to do.
     enum Command: Equatable {
-        /// Serve until SIGTERM or SIGINT.
+        /// Serve until SIGTERM or SIGINT; SIGHUP reloads the configuration.
         case serve
         /// Remove tombstones up to a version and raise the purge floor, and drop the upload
         /// results older than the retention window (seconds).
@@ -45,7 +45,9 @@ struct ServerCommandLine {
         Serves the tables of sync.json to the accounts of its tokens (see the README, "Sync server").
         The first line on standard output is "listening on http://HOST:PORT" (--port 0 picks a free
         port); one line per request goes to standard error. SIGTERM or SIGINT: the requests in
-        flight are finished, the store is closed, the exit status is 0.
+        flight are finished, the store is closed, the exit status is 0. SIGHUP reloads sync.json
+        (tokens, JWT keys, table definitions) without a restart; a file that does not parse or
+        validate is refused with one line on standard error, and the running configuration kept.
 
         --postgres URL keeps the rows in PostgreSQL (postgresql://user:password@host:5432/database),
         where several server processes can share one database; each opens at most

@@ -5,8 +5,8 @@ import ToolArguments
 /// `serialdb-sync-server`: serves table sync over HTTP from an embedded SQLite store or a
 /// PostgreSQL database, or purges tombstones. Exit status: 0 ok, 1 failed, 2 usage error.
 ///
-/// `main` is synchronous: it blocks in `sigwait` until told to stop, with SIGTERM and SIGINT
-/// blocked in every thread. A plain signal handler would not do: a process started from a
+/// `main` is synchronous: it blocks in `sigwait` until told to stop, with SIGTERM, SIGINT and
+/// SIGHUP blocked in every thread. SIGHUP reloads the configuration file. A plain signal handler would not do: a process started from a
 /// Dispatch thread (as the tests start it) inherits a mask with those signals blocked, and
 /// `sigwait` takes them either way.
 @main
@@ -52,6 +52,7 @@ struct SyncServerTool {
         sigemptyset(&signals)
         sigaddset(&signals, SIGTERM)
         sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGHUP)
         pthread_sigmask(SIG_BLOCK, &signals, nil)
 
         let configuration = try SyncServerConfiguration(contentsOfFile: commandLine.configPath)
@@ -72,14 +73,33 @@ struct SyncServerTool {
         FileHandle.standardOutput.write(Data(announcement.utf8))
 
         var received: Int32 = 0
-        sigwait(&signals, &received)
         let say = { (message: String) in
             printError(json ? SyncRequestLog.jsonMessage(message) : "serialdb-sync-server: \(message)")
+        }
+        while sigwait(&signals, &received) == 0, received == SIGHUP {
+            reload(server.service, from: commandLine.configPath, say: say)
         }
         say("signal \(received): finishing the requests in flight")
         server.stop()
         try store.close()
         say("stopped")
+    }
+
+    /// Re-reads the configuration file and serves it, or keeps the running one: either way one
+    /// line on standard error says which.
+    private static func reload(_ service: SyncService, from path: String, say: (String) -> Void) {
+        do {
+            let configuration = try SyncServerConfiguration(contentsOfFile: path)
+            try service.reload(configuration)
+            let jwt = configuration.jwt.map {
+                ", JWT sign-in with " + $0.algorithms.map(\.rawValue).joined(separator: ", ")
+            }
+            say("reloaded \(path): \(configuration.tables.count) table(s)\(jwt ?? "")")
+        } catch {
+            // One line, whatever the message holds.
+            let reason = "\(error)".split(whereSeparator: \.isNewline).joined(separator: " ")
+            say("reload refused, still serving the previous configuration: \(reason)")
+        }
     }
 
     /// Standard error: the request log and failures. One write per line.
