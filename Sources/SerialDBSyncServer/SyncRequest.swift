@@ -52,10 +52,11 @@ struct SyncRequestError: Error {
     }
 
     static func notFound(_ path: String) -> SyncRequestError {
-        SyncRequestError(
+        let calls = SyncCall.allCases.map(\.path)
+        return SyncRequestError(
             status: 404, code: "not_found",
-            message: "no call at \(path); the calls are POST /v1/check-update, /v1/fetch-schema, "
-                + "/v1/fetch-data and /v1/post-data")
+            message:
+                "no call at \(path); the calls are POST \(calls.dropLast().joined(separator: ", ")) and \(calls.last!)")
     }
 
     static func methodNotAllowed(_ method: String) -> SyncRequestError {
@@ -75,11 +76,7 @@ struct SyncRequestError: Error {
     /// The error body.
     var body: Data {
         var writer = JSONWriter(capacity: 128)
-        writer.raw("{\"error\":{\"code\":")
-        writer.string(code)
-        writer.raw(",\"message\":")
-        writer.string(message)
-        writer.raw("}}")
+        SyncErrorBody(code: code, message: message).write(to: &writer)
         return writer.data
     }
 }

@@ -1,34 +1,126 @@
-import SerialDBSyncWire
+extension CheckUpdateRequest {
+    /// As a server reads it.
+    public static let wireContext = "the request"
 
-extension CheckUpdateRequest: WireRequest {
-    func write(to writer: inout JSONWriter) throws {
-        writer.raw("{\"tables\":[")
-        for (index, table) in tables.enumerated() {
-            if index > 0 { writer.raw(",") }
-            writer.raw("{\"table\":")
-            writer.string(table.table)
-            writer.raw(",\"struct_version\":")
-            writer.integer(table.structVersion)
-            writer.raw(",\"version\":")
-            writer.integer(table.version)
-            writer.raw("}")
-        }
-        writer.raw("]}")
+    /// Reads a request; versions are whole numbers of 0 or more.
+    public init(json: JSONValue, context: String) throws {
+        let fields = try WireFields(json, context: context)
+        self.init(tables: try elements(.tables, of: fields, each: "table entry"))
     }
+
+    /// Writes the request.
+    public func write(to writer: inout JSONWriter) throws {
+        writer.raw("{")
+        writer.field(.tables)
+        try writer.array(tables)
+        writer.raw("}")
+    }
+
+    /// Reads the request through its wire form.
+    public init(from decoder: any Decoder) throws { try self.init(wireDecoder: decoder) }
+
+    /// Writes the request in its wire form.
+    public func encode(to encoder: any Encoder) throws { try encode(wireEncoder: encoder) }
 }
 
-extension CheckUpdateResponse: WireResponse {
-    init(json: JSONValue) throws {
-        let fields = try WireFields(json, context: "the check-update answer")
+extension CheckUpdateRequest.Table {
+    /// As a server reads it.
+    public static let wireContext = "a table entry"
+
+    /// Reads an entry.
+    public init(json: JSONValue, context: String) throws {
+        let fields = try WireFields(json, context: context)
         self.init(
-            account: try fields.string("account"),
-            tables: try fields.array("tables").enumerated().map { index, entry in
-                let table = try WireFields(entry, context: "table \(index) of the check-update answer")
-                return Table(
-                    table: try table.string("table"), scope: try table.string("scope"),
-                    owner: try table.string("owner"), structVersion: try table.integer("struct_version"),
-                    version: try table.integer("version"), schemaChanged: try table.bool("schema_changed"),
-                    dataChanged: try table.bool("data_changed"))
-            })
+            table: try fields.string(.table), structVersion: try fields.count(.structVersion)!,
+            version: try fields.count(.version)!)
     }
+
+    /// Writes an entry.
+    public func write(to writer: inout JSONWriter) throws {
+        writer.raw("{")
+        writer.field(.table)
+        writer.string(table)
+        writer.field(.structVersion)
+        writer.integer(structVersion)
+        writer.field(.version)
+        writer.integer(version)
+        writer.raw("}")
+    }
+
+    /// Reads the entry through its wire form.
+    public init(from decoder: any Decoder) throws { try self.init(wireDecoder: decoder) }
+
+    /// Writes the entry in its wire form.
+    public func encode(to encoder: any Encoder) throws { try encode(wireEncoder: encoder) }
+}
+
+extension CheckUpdateResponse {
+    /// As a client reads it.
+    public static let wireContext = "the check-update answer"
+
+    /// Reads an answer.
+    public init(json: JSONValue, context: String) throws {
+        let fields = try WireFields(json, context: context)
+        self.init(account: try fields.string(.account), tables: try elements(.tables, of: fields, each: "table"))
+    }
+
+    /// Writes an answer.
+    public func write(to writer: inout JSONWriter) throws {
+        writer.reserve(128 + 160 * tables.count)
+        writer.raw("{")
+        writer.field(.account)
+        writer.string(account)
+        writer.field(.tables)
+        try writer.array(tables)
+        writer.raw("}")
+    }
+
+    /// Reads the answer through its wire form.
+    public init(from decoder: any Decoder) throws { try self.init(wireDecoder: decoder) }
+
+    /// Writes the answer in its wire form.
+    public func encode(to encoder: any Encoder) throws { try encode(wireEncoder: encoder) }
+}
+
+extension CheckUpdateResponse.Table {
+    /// As a client reads it.
+    public static let wireContext = "a table of the check-update answer"
+
+    /// Reads an entry; `floor` is 0 when absent.
+    public init(json: JSONValue, context: String) throws {
+        let fields = try WireFields(json, context: context)
+        self.init(
+            table: try fields.string(.table), scope: try fields.string(.scope), owner: try fields.string(.owner),
+            structVersion: try fields.integer(.structVersion), version: try fields.integer(.version),
+            schemaChanged: try fields.bool(.schemaChanged), dataChanged: try fields.bool(.dataChanged),
+            floor: fields.optional(.floor) == nil ? 0 : try fields.integer(.floor))
+    }
+
+    /// Writes an entry.
+    public func write(to writer: inout JSONWriter) throws {
+        writer.raw("{")
+        writer.field(.table)
+        writer.string(table)
+        writer.field(.scope)
+        writer.string(scope)
+        writer.field(.owner)
+        writer.string(owner)
+        writer.field(.structVersion)
+        writer.integer(structVersion)
+        writer.field(.version)
+        writer.integer(version)
+        writer.field(.schemaChanged)
+        writer.bool(schemaChanged)
+        writer.field(.dataChanged)
+        writer.bool(dataChanged)
+        writer.field(.floor)
+        writer.integer(floor)
+        writer.raw("}")
+    }
+
+    /// Reads the entry through its wire form.
+    public init(from decoder: any Decoder) throws { try self.init(wireDecoder: decoder) }
+
+    /// Writes the entry in its wire form.
+    public func encode(to encoder: any Encoder) throws { try encode(wireEncoder: encoder) }
 }
