@@ -84,6 +84,8 @@ let package = Package(
                 "SerialDBSync", "SerialDBSyncWire", "SerialDB", "SerialDBTestSupport", "serialdb-sync-server",
                 "serialdb",
             ]),
+        // The protocol alone: its messages, values and rules, with nothing of the core linked in.
+        .testTarget(name: "SerialDBSyncWireTests", dependencies: ["SerialDBSyncWire"]),
         .testTarget(
             name: "SerialDBSyncServerTests",
             dependencies: [

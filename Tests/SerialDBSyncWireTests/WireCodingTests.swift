@@ -2,8 +2,6 @@ import Foundation
 import SerialDBSyncWire
 import Testing
 
-@testable import SerialDBSync
-
 /// The client's messages through the protocol's own JSON writer and parser: the wire encoding of
 /// every value type, mutations kept by earlier releases (JSONEncoder) still readable, and answers
 /// of the wrong shape refused with the field named.
