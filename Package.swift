@@ -81,8 +81,8 @@ let package = Package(
         .testTarget(
             name: "SerialDBSyncTests",
             dependencies: [
-                "SerialDBSync", "SerialDBSyncWire", "SerialDB", "SerialDBTestSupport", "serialdb-sync-server",
-                "serialdb",
+                "SerialDBSync", "SerialDBSyncWire", "SerialDBSyncServer", "SerialDB", "SerialDBTestSupport",
+                "serialdb-sync-server", "serialdb",
             ]),
         // The protocol alone: its messages, values and rules, with nothing of the core linked in.
         .testTarget(name: "SerialDBSyncWireTests", dependencies: ["SerialDBSyncWire"]),
