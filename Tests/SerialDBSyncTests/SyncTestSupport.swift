@@ -3,7 +3,7 @@ import SerialDB
 import SerialDBSync
 import SerialDBTestSupport
 
-/// The note table of the design document, and a global one.
+/// The note table of the protocol's examples, and a global one.
 let noteTable = InProcessSyncServer.Table(
     name: "note", schema: "CREATE TABLE note(id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL, body TEXT)")
 let countryTable = InProcessSyncServer.Table(
