@@ -2,7 +2,7 @@ import SerialDB
 import SerialDBSyncWire
 
 extension JSONWriter {
-    /// A stored value in the wire encoding (``JSONWriter/value(_:)``): the server keeps rows
+    /// A stored value in the wire encoding (`JSONWriter.value(_:)`): the server keeps rows
     /// as the core's values, the protocol knows only its own.
     mutating func value(_ value: DatabaseValue) {
         switch value {

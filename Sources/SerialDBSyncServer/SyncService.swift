@@ -18,14 +18,14 @@ public final class SyncService: Sendable {
     /// Where rows are kept.
     public let store: any SyncStore
 
-    /// fetch-data's page size when the request names none (``SyncLimits/defaultPageSize``).
+    /// fetch-data's page size when the request names none (`SyncLimits.defaultPageSize`).
     public static let defaultFetchLimit = SyncLimits.defaultPageSize
-    /// The largest page fetch-data returns, whatever the request asks for (``SyncLimits/maximumPageSize``).
+    /// The largest page fetch-data returns, whatever the request asks for (`SyncLimits.maximumPageSize`).
     public static let maximumFetchLimit = SyncLimits.maximumPageSize
     /// How long upload results are kept when the purge names no window: 7 days
     /// (``SyncStore/purgeResults(olderThan:)``).
     public static let defaultResultRetention: TimeInterval = 7 * 24 * 3600
-    /// The most bytes of JSON a fetch-data page holds (``SyncLimits/maximumPageBytes``).
+    /// The most bytes of JSON a fetch-data page holds (`SyncLimits.maximumPageBytes`).
     public static let maximumPageBytes = SyncLimits.maximumPageBytes
 
     /// Serves `configuration` from `store`, first bringing the stored rows of each table whose

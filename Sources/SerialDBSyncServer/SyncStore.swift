@@ -17,7 +17,7 @@ import Foundation
 /// - ``apply(account:clientID:mutations:)`` runs in one transaction, and remembers each result
 ///   by (account, client id, seq) in that same transaction: a repeated seq returns its first
 ///   result and changes nothing, across restarts; and once ``purgeResults(olderThan:)`` dropped
-///   it, a seq at or below the highest one answered for its client is a `duplicate` (the rule both stores follow is ``SyncUploadRule``);
+///   it, a seq at or below the highest one answered for its client is a `duplicate` (the rule both stores follow is `SyncUploadRule`);
 /// - a delete leaves a tombstone until ``purgeTombstones(through:)`` removes it and raises
 ///   the purge floor;
 /// - no two keys of one owner in one table hold the same ``SyncUniqueValue``: an upsert that
@@ -30,7 +30,7 @@ public protocol SyncStore: Sendable {
 
     /// The changes of one table and owner with a version above `since`, in ascending version
     /// order, at most `limit` of them, and no more than fit in `maximumBytes` of
-    /// ``SerialDBSyncWire/SyncEncodedChange/wireSize`` (but always the first, however large); each key appears once,
+    /// `SyncEncodedChange.wireSize` (but always the first, however large); each key appears once,
     /// in its latest state. `hasMore` says whether changes were left out. A store reads no more
     /// than the page (and the size, not the value, of the change after it). The page carries
     /// the purge floor read in the same snapshot; whether the client must resync is the
@@ -51,7 +51,7 @@ public protocol SyncStore: Sendable {
 
     /// Drops the upload results recorded more than `retention` seconds ago by the store's
     /// clock. The highest seq answered for each (account, client id) stays, so a later retry
-    /// of a dropped seq is answered ``SyncUploadOutcome/duplicate``.
+    /// of a dropped seq is answered `SyncUploadOutcome.duplicate`.
     /// - Returns: the number of results dropped.
     func purgeResults(olderThan retention: TimeInterval) throws -> Int
 

@@ -3,7 +3,7 @@
 ///
 /// Two readings of numbers, because the two directions differ: an answer's numbers are read
 /// strictly (``integer(_:)``: an integer literal), a request's counts leniently
-/// (``count(_:)``: any whole number of 0 or more, `3.0` included), as servers of the protocol
+/// (``count(_:required:)``: any whole number of 0 or more, `3.0` included), as servers of the protocol
 /// have always accepted them.
 public struct WireFields: Sendable {
     /// The object's members.
