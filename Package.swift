@@ -30,9 +30,10 @@ let package = Package(
         .target(name: "ToolArguments"),
         .executableTarget(name: "serialdb", dependencies: ["SerialDB", "SerialDBSync", "ToolArguments"]),
         // Table sync, client side: beside the core, which never imports it; no C library of its own.
-        // The protocol's JSON, shared by client and server: a strict parser that keeps integers
-        // and fractions apart, and a byte writer.
-        .target(name: "SerialDBSyncWire", dependencies: ["SerialDB"]),
+        // The wire protocol, shared by client and server: every message both ways, the values
+        // and their affinity rules, the limits, the upload rule, the JSON codec. Knows nothing
+        // of the core (.ci/check-layers checks it), so that any program can speak the protocol.
+        .target(name: "SerialDBSyncWire"),
         .target(name: "SerialDBSync", dependencies: ["SerialDB", "SerialDBSyncWire"]),
         // Table sync, server side: beside the core, which never imports it.
         .systemLibrary(
@@ -61,7 +62,8 @@ let package = Package(
         .executableTarget(
             name: "stress",
             dependencies: [
-                "SerialDB", "CSQLiteShims", "HarnessSupport", "SerialDBSync", "SerialDBSyncServer", "ToolArguments",
+                "SerialDB", "CSQLiteShims", "HarnessSupport", "SerialDBSync", "SerialDBSyncServer", "SerialDBSyncWire",
+                "ToolArguments",
             ],
             path: "Stress"),
         .executableTarget(
@@ -87,9 +89,11 @@ let package = Package(
         .testTarget(
             name: "SerialDBSyncTests",
             dependencies: [
-                "SerialDBSync", "SerialDBSyncWire", "SerialDB", "SerialDBTestSupport", "serialdb-sync-server",
-                "serialdb",
+                "SerialDBSync", "SerialDBSyncWire", "SerialDBSyncServer", "SerialDB", "SerialDBTestSupport",
+                "serialdb-sync-server", "serialdb",
             ]),
+        // The protocol alone: its messages, values and rules, with nothing of the core linked in.
+        .testTarget(name: "SerialDBSyncWireTests", dependencies: ["SerialDBSyncWire"]),
         .testTarget(
             name: "SerialDBSyncServerTests",
             dependencies: [

@@ -45,36 +45,28 @@ public struct HTTPSyncTransport: SyncTransport {
 
     /// `POST /v1/check-update`.
     public func checkUpdate(_ request: CheckUpdateRequest) async throws -> CheckUpdateResponse {
-        try await post("v1/check-update", request)
+        try await post(.checkUpdate, request)
     }
 
     /// `POST /v1/fetch-schema`.
     public func fetchSchema(_ request: FetchSchemaRequest) async throws -> FetchSchemaResponse {
-        try await post("v1/fetch-schema", request)
+        try await post(.fetchSchema, request)
     }
 
     /// `POST /v1/fetch-data`.
     public func fetchData(_ request: FetchDataRequest) async throws -> FetchDataResponse {
-        try await post("v1/fetch-data", request)
+        try await post(.fetchData, request)
     }
 
     /// `POST /v1/post-data`.
     public func postData(_ request: PostDataRequest) async throws -> PostDataResponse {
-        try await post("v1/post-data", request)
+        try await post(.postData, request)
     }
 
-    /// The code and message of an error answer (`{"error": {"code": ..., "message": ...}}`).
-    private static func errorDetail(_ data: Data) -> (code: String, message: String)? {
-        guard let body = try? JSONValue.parse(data), let detail = body.objectValue?["error"],
-            let fields = try? WireFields(detail, context: "the error"),
-            let code = try? fields.string("code"), let message = try? fields.string("message")
-        else { return nil }
-        return (code, message)
-    }
-
-    private func post<Request: WireRequest, Response: WireResponse>(_ path: String, _ body: Request) async throws
+    private func post<Request: WireCodable, Response: WireCodable>(_ call: SyncCall, _ body: Request) async throws
         -> Response
     {
+        let path = String(call.path.dropFirst())
         var request = URLRequest(url: baseURL.appendingPathComponent(path))
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -96,7 +88,7 @@ public struct HTTPSyncTransport: SyncTransport {
             throw SyncError(.invalidResponse, "The sync server's answer to \(path) is not HTTP.")
         }
         guard http.statusCode == 200 else {
-            if let detail = Self.errorDetail(data) {
+            if let detail = try? SyncErrorBody(jsonBytes: data) {
                 throw SyncError(
                     .server, "The sync server refused \(path): \(detail.message) (\(detail.code)).",
                     httpStatus: http.statusCode, serverCode: detail.code)
@@ -105,7 +97,7 @@ public struct HTTPSyncTransport: SyncTransport {
                 .server, "The sync server answered \(path) with HTTP \(http.statusCode).", httpStatus: http.statusCode)
         }
         do {
-            return try Response(json: try JSONValue.parse(data))
+            return try Response(jsonBytes: data)
         } catch {
             throw SyncError(
                 .invalidResponse, "The sync server's answer to \(path) is not the protocol's JSON.", underlying: error)

@@ -23,7 +23,7 @@ enum Outbox {
     /// 4 MiB (its default limit) with 413, so a batch counted in mutations alone could be
     /// refused every time and hold the outbox forever; 64 KiB are left for the request's
     /// envelope.
-    static let maximumBatchBytes = 4 * 1024 * 1024 - 64 * 1024
+    static let maximumBatchBytes = SyncLimits.defaultBodyLimit - 64 * 1024
 
     /// The next batch, in seq order. Entries sent before without an answer come first, exactly
     /// as they were sent (same seqs, same rows), so a retried request changes nothing twice.

@@ -45,12 +45,13 @@ public final class SyncClient: Sendable {
     /// - Throws: `DatabaseError`, `SerialDBError` (a closed queue).
     public init(
         queue: DatabaseQueue, transport: any SyncTransport,
-        conflictResolver: (@Sendable (SyncConflict) -> SyncConflictResolution)? = nil, pageSize: Int = 500
+        conflictResolver: (@Sendable (SyncConflict) -> SyncConflictResolution)? = nil,
+        pageSize: Int = SyncLimits.defaultPageSize
     ) throws {
         self.queue = queue
         self.transport = transport
         self.conflictResolver = conflictResolver
-        self.pageSize = min(max(pageSize, 1), 500)
+        self.pageSize = min(max(pageSize, 1), SyncLimits.defaultPageSize)
         clientID = try queue.write { db in
             let (clientID, migratedKeys) = try SyncMetadata.install(db)
             try Self.restoreTriggers(db, all: migratedKeys)
@@ -306,7 +307,7 @@ public final class SyncClient: Sendable {
     }
 
     /// The server's cap on a FetchData page.
-    static let largestPage = 5000
+    static let largestPage = SyncLimits.maximumPageSize
 
     /// Puts back the outbox triggers of account tables that lost them (an app migration that
     /// rebuilt a synced table, for example), or of every account table when `all` (their

@@ -8,7 +8,7 @@ struct SyncedTable: Sendable {
         var name: String
         var declaredType: String
         /// The declared type's affinity, worked out once: every downloaded value is converted by it.
-        var affinity: SyncValue.Affinity
+        var affinity: ColumnAffinity
     }
 
     let name: String
@@ -36,7 +36,8 @@ struct SyncedTable: Sendable {
         for row in rows where try row.decode(Int.self, at: 3) == 0 {
             let declaredType: String = try row.decode(at: 1)
             let column = Column(
-                name: try row.decode(at: 0), declaredType: declaredType, affinity: SyncValue.affinity(of: declaredType))
+                name: try row.decode(at: 0), declaredType: declaredType,
+                affinity: ColumnAffinity(declaredType: declaredType))
             columns.append(column)
             let keyIndex: Int = try row.decode(at: 2)
             if keyIndex > 0 { keyed.append((keyIndex, column.name)) }

@@ -1,4 +1,5 @@
 import Foundation
+import SerialDBSyncWire
 
 /// The sync store for deployments that outgrow one machine: rows, versions, tombstones and
 /// upload results in one PostgreSQL database, through libpq, shared by any number of
@@ -76,10 +77,10 @@ public final class PostgresSyncStore: SyncStore {
                 Self.page,
                 [
                     table, owner, String(since), String(limit + 1), String(maximumBytes),
-                    String(SyncChange.wireOverhead),
+                    String(SyncEncodedChange.wireOverhead),
                 ])
             let floor = result.count > 0 ? try result.int64(0, 0) ?? 0 : 0
-            var changes: [SyncChange] = []
+            var changes: [SyncEncodedChange] = []
             changes.reserveCapacity(result.count)
             var hasMore = false
             for row in 0..<result.count {
@@ -89,14 +90,16 @@ public final class PostgresSyncStore: SyncStore {
                     hasMore = true
                     continue
                 }
-                changes.append(SyncChange(version: version, deleted: result.bool(row, 2) ?? false, rowJSON: json))
+                changes.append(
+                    SyncEncodedChange(version: version, deleted: result.bool(row, 2) ?? false, rowJSON: json))
             }
             return SyncChangePage(changes: changes, hasMore: hasMore, floor: floor)
         }
     }
 
     /// Applies an upload in one transaction that holds the version counter's row lock; see ``SyncStore``.
-    public func apply(account: String, clientID: String?, mutations: [SyncMutation]) throws -> [SyncMutationResult] {
+    public func apply(account: String, clientID: String?, mutations: [SyncStoreMutation]) throws -> [SyncUploadOutcome]
+    {
         // With a client id a retry after an unknown COMMIT outcome finds the results it stored;
         // without one (an administrative load) it could apply twice, so it is not retried.
         try withRetry(afterUnknownCommit: clientID != nil) { connection in
@@ -107,12 +110,12 @@ public final class PostgresSyncStore: SyncStore {
     }
 
     private func applyInTransaction(
-        _ connection: PostgresConnection, account: String, clientID: String?, mutations: [SyncMutation]
-    ) throws -> [SyncMutationResult] {
+        _ connection: PostgresConnection, account: String, clientID: String?, mutations: [SyncStoreMutation]
+    ) throws -> [SyncUploadOutcome] {
         // The row lock orders this transaction's commit against every other writer's.
         let start = try connection.run(Self.lockCounter, []).int64(0, 0) ?? 0
         var version = start
-        var remembered: [Int64: SyncMutationResult] = [:]
+        var remembered: [Int64: SyncUploadOutcome] = [:]
         if let clientID, !mutations.isEmpty {
             let found = try connection.run(
                 Self.findApplied, [account, clientID, PostgresArray.bigint(mutations.map(\.seq))])
@@ -130,20 +133,19 @@ public final class PostgresSyncStore: SyncStore {
         let unique =
             mutations.contains(where: \.checksUniqueness)
             ? try UniqueHolders(connection, of: mutations, skipping: skipping) : nil
-        var written: [RowKey: SyncChange] = [:]
-        var recorded: [(seq: Int64, result: SyncMutationResult)] = []
-        var results: [SyncMutationResult] = []
+        var written: [RowKey: SyncEncodedChange] = [:]
+        var recorded: [(seq: Int64, result: SyncUploadOutcome)] = []
+        var results: [SyncUploadOutcome] = []
         results.reserveCapacity(mutations.count)
         for mutation in mutations {
-            if clientID != nil, let first = remembered[mutation.seq] {
-                results.append(first)
+            if clientID != nil,
+                let answer = SyncUploadRule.earlierAnswer(
+                    remembered: remembered[mutation.seq], seq: mutation.seq, highestAnswered: highest)
+            {
+                results.append(answer)
                 continue
             }
-            if clientID != nil && mutation.seq <= highest {
-                results.append(.duplicate)
-                continue
-            }
-            let result: SyncMutationResult
+            let result: SyncUploadOutcome
             switch mutation.action {
             case .reject(let message):
                 result = .rejected(message: message)
@@ -186,16 +188,14 @@ public final class PostgresSyncStore: SyncStore {
     /// this upload) and, unless its base version is stale or another key of the owner holds one
     /// of its unique values, gives it the next version.
     private func change(
-        _ mutation: SyncMutation, key: String, keyJSON: String, deleted: Bool, rowJSON: String,
-        version: inout Int64, current: inout [RowKey: SyncChange], written: inout [RowKey: SyncChange],
+        _ mutation: SyncStoreMutation, key: String, keyJSON: String, deleted: Bool, rowJSON: String,
+        version: inout Int64, current: inout [RowKey: SyncEncodedChange], written: inout [RowKey: SyncEncodedChange],
         unique: UniqueHolders?
-    ) -> SyncMutationResult {
+    ) -> SyncUploadOutcome {
         let rowKey = RowKey(table: mutation.table, owner: mutation.owner, key: key)
         let now = current[rowKey]
-        // A deleted key counts as new again: re-inserting it is based on version 0.
-        let currentBase = now.map { $0.deleted ? 0 : $0.version } ?? 0
-        if let base = mutation.baseVersion, base != currentBase {
-            return .conflict(current: now ?? SyncChange(version: 0, deleted: true, rowJSON: keyJSON))
+        if let conflict = SyncUploadRule.conflict(baseVersion: mutation.baseVersion, current: now, keyJSON: keyJSON) {
+            return conflict
         }
         if let unique, mutation.checksUniqueness {
             let values = deleted ? [] : mutation.uniqueValues
@@ -203,7 +203,7 @@ public final class PostgresSyncStore: SyncStore {
             unique.hold(values, by: rowKey)
         }
         version += 1
-        let change = SyncChange(version: version, deleted: deleted, rowJSON: rowJSON)
+        let change = SyncEncodedChange(version: version, deleted: deleted, rowJSON: rowJSON)
         current[rowKey] = change
         written[rowKey] = change
         return .applied(version: version)
@@ -212,8 +212,8 @@ public final class PostgresSyncStore: SyncStore {
     /// The stored state of every key the upload touches (except the mutations answered from
     /// `skipping`), in one statement.
     private func currentState(
-        _ connection: PostgresConnection, of mutations: [SyncMutation], skipping: [Int64: SyncMutationResult]
-    ) throws -> [RowKey: SyncChange] {
+        _ connection: PostgresConnection, of mutations: [SyncStoreMutation], skipping: [Int64: SyncUploadOutcome]
+    ) throws -> [RowKey: SyncEncodedChange] {
         var keys: [RowKey] = []
         for mutation in mutations where skipping[mutation.seq] == nil {
             switch mutation.action {
@@ -230,11 +230,11 @@ public final class PostgresSyncStore: SyncStore {
                 PostgresArray.text(keys.map(\.table)), PostgresArray.text(keys.map(\.owner)),
                 PostgresArray.text(keys.map(\.key)),
             ])
-        var current: [RowKey: SyncChange] = [:]
+        var current: [RowKey: SyncEncodedChange] = [:]
         for row in 0..<found.count {
             let key = RowKey(
                 table: found.string(row, 0) ?? "", owner: found.string(row, 1) ?? "", key: found.string(row, 2) ?? "")
-            current[key] = SyncChange(
+            current[key] = SyncEncodedChange(
                 version: try found.int64(row, 3) ?? 0, deleted: found.bool(row, 4) ?? false,
                 rowJSON: found.string(row, 5) ?? "{}")
         }
@@ -242,7 +242,7 @@ public final class PostgresSyncStore: SyncStore {
     }
 
     /// Writes the final state of every key the upload changed, in one statement.
-    private func write(_ written: [RowKey: SyncChange], on connection: PostgresConnection) throws {
+    private func write(_ written: [RowKey: SyncEncodedChange], on connection: PostgresConnection) throws {
         guard !written.isEmpty else { return }
         let rows = Array(written)
         try connection.run(
@@ -256,7 +256,7 @@ public final class PostgresSyncStore: SyncStore {
 
     /// Remembers each result under its seq, in one statement.
     private func record(
-        _ recorded: [(seq: Int64, result: SyncMutationResult)], account: String, clientID: String,
+        _ recorded: [(seq: Int64, result: SyncUploadOutcome)], account: String, clientID: String,
         on connection: PostgresConnection
     ) throws {
         var statuses: [String?] = []
@@ -265,28 +265,12 @@ public final class PostgresSyncStore: SyncStore {
         var rows: [String?] = []
         var messages: [String?] = []
         for (_, result) in recorded {
-            switch result {
-            case .applied(let version):
-                statuses.append("applied")
-                versions.append(version)
-                deleted.append(nil)
-                rows.append(nil)
-                messages.append(nil)
-            case .conflict(let current):
-                statuses.append("conflict")
-                versions.append(current.version)
-                deleted.append(current.deleted)
-                rows.append(current.rowJSON)
-                messages.append(nil)
-            case .rejected(let message):
-                statuses.append("rejected")
-                versions.append(nil)
-                deleted.append(nil)
-                rows.append(nil)
-                messages.append(message)
-            case .duplicate:
-                preconditionFailure("a duplicate is answered, never recorded")
-            }
+            guard let record = result.record else { preconditionFailure("a duplicate is answered, never recorded") }
+            statuses.append(record.status)
+            versions.append(record.version)
+            deleted.append(record.deleted)
+            rows.append(record.row)
+            messages.append(record.message)
         }
         try connection.run(
             Self.recordApplied,
@@ -298,18 +282,11 @@ public final class PostgresSyncStore: SyncStore {
     }
 
     /// A remembered result, from columns 1... (status, version, deleted, row, message).
-    private static func storedResult(_ found: PostgresResult, row: Int) throws -> SyncMutationResult {
-        let status = found.string(row, 1) ?? ""
-        switch (status, try found.int64(row, 2), found.bool(row, 3), found.string(row, 4), found.string(row, 5)) {
-        case ("applied", let version?, _, _, _):
-            return .applied(version: version)
-        case ("conflict", let version?, let deleted?, let json?, _):
-            return .conflict(current: SyncChange(version: version, deleted: deleted, rowJSON: json))
-        case ("rejected", _, _, _, let message?):
-            return .rejected(message: message)
-        default:
-            throw SyncServerError(.invalidStore, "a remembered upload result has status \(status) and missing fields")
-        }
+    private static func storedResult(_ found: PostgresResult, row: Int) throws -> SyncUploadOutcome {
+        try SyncUploadOutcome.stored(
+            SyncUploadOutcome.Record(
+                status: found.string(row, 1) ?? "", version: try found.int64(row, 2), deleted: found.bool(row, 3),
+                row: found.string(row, 4), message: found.string(row, 5)))
     }
 
     /// Drops the results recorded more than `retention` seconds ago; see ``SyncStore``.
@@ -379,7 +356,7 @@ public final class PostgresSyncStore: SyncStore {
                         carried.map {
                             (
                                 RowKey(table: table, owner: $0.owner, key: $0.key),
-                                SyncChange(version: $0.version, deleted: $0.deleted, rowJSON: $0.rowJSON)
+                                SyncEncodedChange(version: $0.version, deleted: $0.deleted, rowJSON: $0.rowJSON)
                             )
                         }, uniquingKeysWith: { first, _ in first }), on: connection)
                 let held = carried.flatMap { row in row.uniqueValues.map { (row, $0.value) } }
@@ -463,7 +440,9 @@ private final class UniqueHolders {
     private var held: [RowKey: [String]] = [:]
     private var touched = Set<RowKey>()
 
-    init(_ connection: PostgresConnection, of mutations: [SyncMutation], skipping: [Int64: SyncMutationResult]) throws {
+    init(_ connection: PostgresConnection, of mutations: [SyncStoreMutation], skipping: [Int64: SyncUploadOutcome])
+        throws
+    {
         var slots: [(table: String, owner: String, value: String)] = []
         var keys: [RowKey] = []
         for mutation in mutations where mutation.checksUniqueness && skipping[mutation.seq] == nil {

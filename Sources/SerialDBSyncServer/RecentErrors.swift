@@ -7,7 +7,7 @@ final class RecentErrors: @unchecked Sendable {
     /// One failure: what the request log says of it (never a token or a row value).
     struct Entry: Sendable {
         let time: Date
-        let call: SyncCall
+        let call: SyncRequestCall
         let account: String?
         let status: Int
         let message: String

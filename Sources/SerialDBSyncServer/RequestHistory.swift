@@ -14,7 +14,7 @@ final class RequestHistory: @unchecked Sendable {
 
     /// A call and a status.
     struct RequestKey: Hashable, Comparable {
-        let call: SyncCall
+        let call: SyncRequestCall
         let status: Int
 
         static func < (left: RequestKey, right: RequestKey) -> Bool {

@@ -1,5 +1,6 @@
 import Foundation
 import SerialDB
+import SerialDBSyncWire
 
 /// The embedded sync store: one SQLite file behind a SerialDB `DatabaseQueue`, in WAL mode
 /// with `synchronous = FULL`, so an upload the server acknowledged survives a power loss.
@@ -133,7 +134,7 @@ public final class SQLiteSyncStore: SyncStore {
     ) throws -> SyncChangePage {
         try queue.read { db in
             let floor = try db.fetchOne(Int64.self, sql: "SELECT purge_floor FROM serialdb_sync_state") ?? 0
-            var changes: [SyncChange] = []
+            var changes: [SyncEncodedChange] = []
             var bytes = 0
             do {
                 try db.forEachRow(
@@ -156,7 +157,8 @@ public final class SQLiteSyncStore: SyncStore {
     }
 
     /// Applies an upload in one IMMEDIATE transaction; see ``SyncStore``.
-    public func apply(account: String, clientID: String?, mutations: [SyncMutation]) throws -> [SyncMutationResult] {
+    public func apply(account: String, clientID: String?, mutations: [SyncStoreMutation]) throws -> [SyncUploadOutcome]
+    {
         try queue.write { db in
             var version = try db.fetchOne(Int64.self, sql: "SELECT version FROM serialdb_sync_state") ?? 0
             let startVersion = version
@@ -191,21 +193,19 @@ public final class SQLiteSyncStore: SyncStore {
                     DO UPDATE SET version = excluded.version, deleted = excluded.deleted, row = excluded.row
                     """)
             let unique = try mutations.contains(where: \.checksUniqueness) ? UniqueStatements(db) : nil
-            var results: [SyncMutationResult] = []
+            var results: [SyncUploadOutcome] = []
             results.reserveCapacity(mutations.count)
             for mutation in mutations {
                 if let clientID,
-                    let first = try findApplied.fetchOne(
-                        StoredResult.self, arguments: [account, clientID, mutation.seq])
+                    let answer = SyncUploadRule.earlierAnswer(
+                        remembered: try findApplied.fetchOne(
+                            StoredResult.self, arguments: [account, clientID, mutation.seq]
+                        )?.result(), seq: mutation.seq, highestAnswered: highest)
                 {
-                    results.append(try first.result())
+                    results.append(answer)
                     continue
                 }
-                if clientID != nil && mutation.seq <= highest {
-                    results.append(.duplicate)
-                    continue
-                }
-                let result: SyncMutationResult
+                let result: SyncUploadOutcome
                 switch mutation.action {
                 case .reject(let message):
                     result = .rejected(message: message)
@@ -241,14 +241,13 @@ public final class SQLiteSyncStore: SyncStore {
     /// Writes one row change unless its base version is stale or another key of the owner
     /// holds one of its unique values, advancing `version`.
     private func change(
-        _ mutation: SyncMutation, key: String, keyJSON: String, deleted: Bool, rowJSON: String,
+        _ mutation: SyncStoreMutation, key: String, keyJSON: String, deleted: Bool, rowJSON: String,
         version: inout Int64, find: Statement, write: Statement, unique: UniqueStatements?
-    ) throws -> SyncMutationResult {
+    ) throws -> SyncUploadOutcome {
         let current = try find.fetchOne(StoredChange.self, arguments: [mutation.table, mutation.owner, key])?.change
-        // A deleted key counts as new again: re-inserting it is based on version 0.
-        let currentBase = current.map { $0.deleted ? 0 : $0.version } ?? 0
-        if let base = mutation.baseVersion, base != currentBase {
-            return .conflict(current: current ?? SyncChange(version: 0, deleted: true, rowJSON: keyJSON))
+        if let conflict = SyncUploadRule.conflict(baseVersion: mutation.baseVersion, current: current, keyJSON: keyJSON)
+        {
+            return conflict
         }
         if let unique, mutation.checksUniqueness {
             if !deleted {
@@ -270,24 +269,14 @@ public final class SQLiteSyncStore: SyncStore {
     }
 
     private func record(
-        _ result: SyncMutationResult, of mutation: SyncMutation, account: String, clientID: String, at now: Int64,
+        _ result: SyncUploadOutcome, of mutation: SyncStoreMutation, account: String, clientID: String, at now: Int64,
         with statement: Statement
     ) throws {
-        switch result {
-        case .applied(let version):
-            try statement.execute(arguments: [account, clientID, mutation.seq, "applied", version, nil, nil, nil, now])
-        case .conflict(let current):
-            try statement.execute(arguments: [
-                account, clientID, mutation.seq, "conflict", current.version, current.deleted, current.rowJSON, nil,
-                now,
-            ])
-        case .rejected(let message):
-            try statement.execute(arguments: [
-                account, clientID, mutation.seq, "rejected", nil, nil, nil, message, now,
-            ])
-        case .duplicate:
-            break
-        }
+        guard let record = result.record else { return }
+        try statement.execute(arguments: [
+            account, clientID, mutation.seq, record.status, record.version, record.deleted, record.row, record.message,
+            now,
+        ])
     }
 
     /// Drops the results recorded more than `retention` seconds ago; see ``SyncStore``.
@@ -431,40 +420,23 @@ private struct StoredRow: RowDecodable {
 
 /// A row of `serialdb_sync_row` as a change.
 private struct StoredChange: RowDecodable {
-    let change: SyncChange
+    let change: SyncEncodedChange
 
     init(row: Row) throws {
-        change = SyncChange(
+        change = SyncEncodedChange(
             version: try row.decode(at: 0), deleted: try row.decode(at: 1), rowJSON: try row.decode(at: 2))
     }
 }
 
 /// A remembered upload result.
 private struct StoredResult: RowDecodable {
-    let status: String
-    let version: Int64?
-    let deleted: Bool?
-    let row: String?
-    let message: String?
+    let record: SyncUploadOutcome.Record
 
     init(row: Row) throws {
-        status = try row.decode(at: 0)
-        version = try row.decode(at: 1)
-        deleted = try row.decode(at: 2)
-        self.row = try row.decode(at: 3)
-        message = try row.decode(at: 4)
+        record = SyncUploadOutcome.Record(
+            status: try row.decode(at: 0), version: try row.decode(at: 1), deleted: try row.decode(at: 2),
+            row: try row.decode(at: 3), message: try row.decode(at: 4))
     }
 
-    func result() throws -> SyncMutationResult {
-        switch (status, version, deleted, row, message) {
-        case ("applied", let version?, _, _, _):
-            return .applied(version: version)
-        case ("conflict", let version?, let deleted?, let row?, _):
-            return .conflict(current: SyncChange(version: version, deleted: deleted, rowJSON: row))
-        case ("rejected", _, _, _, let message?):
-            return .rejected(message: message)
-        default:
-            throw SyncServerError(.invalidStore, "a remembered upload result has status \(status) and missing fields")
-        }
-    }
+    func result() throws -> SyncUploadOutcome { try SyncUploadOutcome.stored(record) }
 }

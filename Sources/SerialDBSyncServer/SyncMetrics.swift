@@ -26,11 +26,11 @@ public final class SyncMetrics: Sendable {
     private static let boundNanoseconds = durationBounds.map { Int64(($0 * 1e9).rounded()) }
 
     /// (call, status) → requests.
-    private let requests = AtomicCounters(count: SyncCall.allCases.count * statuses.count)
+    private let requests = AtomicCounters(count: SyncRequestCall.allCases.count * statuses.count)
     /// (call, bucket) → requests whose duration fell in that bucket (not cumulative).
-    private let buckets = AtomicCounters(count: SyncCall.allCases.count * bucketCount)
+    private let buckets = AtomicCounters(count: SyncRequestCall.allCases.count * bucketCount)
     /// call → the sum of the durations, in nanoseconds.
-    private let nanoseconds = AtomicCounters(count: SyncCall.allCases.count)
+    private let nanoseconds = AtomicCounters(count: SyncRequestCall.allCases.count)
     private let totals = AtomicCounters(count: Total.allCases.count)
     /// When counting began: the server's start.
     public let started = Date()
@@ -39,7 +39,7 @@ public final class SyncMetrics: Sendable {
     public init() {}
 
     /// Counts one answered request.
-    public func record(call: SyncCall, status: Int, duration: Duration, rows: SyncRowCounts, storeFailed: Bool) {
+    public func record(call: SyncRequestCall, status: Int, duration: Duration, rows: SyncRowCounts, storeFailed: Bool) {
         let statusIndex =
             min(max(status, Self.statuses.lowerBound), Self.statuses.upperBound) - Self.statuses.lowerBound
         requests.add(1, at: call.index * Self.statuses.count + statusIndex)
@@ -72,7 +72,7 @@ public final class SyncMetrics: Sendable {
     public func snapshot() -> SyncMetricsSnapshot {
         var requestCounts: [SyncMetricsSnapshot.RequestCount] = []
         var histograms: [SyncMetricsSnapshot.Histogram] = []
-        for call in SyncCall.allCases {
+        for call in SyncRequestCall.allCases {
             for (offset, status) in Self.statuses.enumerated() {
                 let count = requests[call.index * Self.statuses.count + offset]
                 if count != 0 { requestCounts.append(.init(call: call, status: status, count: count)) }
@@ -95,7 +95,7 @@ public struct SyncMetricsSnapshot: Sendable, Equatable {
     /// Requests of one call answered with one status.
     public struct RequestCount: Sendable, Equatable {
         /// The call.
-        public var call: SyncCall
+        public var call: SyncRequestCall
         /// The HTTP status.
         public var status: Int
         /// How many.
@@ -105,7 +105,7 @@ public struct SyncMetricsSnapshot: Sendable, Equatable {
     /// The durations of one call's requests.
     public struct Histogram: Sendable, Equatable {
         /// The call.
-        public var call: SyncCall
+        public var call: SyncRequestCall
         /// Requests per bucket of ``SyncMetrics/durationBounds``, the last one above them all
         /// (not cumulative).
         public var bucketCounts: [Int]
@@ -119,7 +119,7 @@ public struct SyncMetricsSnapshot: Sendable, Equatable {
     public var uptime: TimeInterval
     /// Every (call, status) with requests, by call then status.
     public var requestCounts: [RequestCount]
-    /// One histogram per call, in ``SyncCall/allCases`` order.
+    /// One histogram per call, in ``SyncRequestCall/allCases`` order.
     public var durations: [Histogram]
     /// Mutations answered `applied`.
     public var rowsUploaded: Int
@@ -137,7 +137,7 @@ public struct SyncMetricsSnapshot: Sendable, Equatable {
     public var openConnections: Int
 
     /// The requests of `call` answered with `status`.
-    public func requests(_ call: SyncCall, status: Int) -> Int {
+    public func requests(_ call: SyncRequestCall, status: Int) -> Int {
         requestCounts.first { $0.call == call && $0.status == status }?.count ?? 0
     }
 }

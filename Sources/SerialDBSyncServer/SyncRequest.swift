@@ -59,6 +59,18 @@ public struct SyncRowCounts: Sendable, Equatable {
 
     /// The rows the request carried: changes served plus mutations answered.
     public var total: Int { served + applied + conflicts + rejected + duplicates }
+
+    /// Adds post-data's answers, one per mutation.
+    mutating func count(_ outcomes: [SyncUploadOutcome]) {
+        for outcome in outcomes {
+            switch outcome {
+            case .applied: applied += 1
+            case .conflict: conflicts += 1
+            case .rejected: rejected += 1
+            case .duplicate: duplicates += 1
+            }
+        }
+    }
 }
 
 /// A request the protocol refuses as a whole: answered with `status` and
@@ -85,10 +97,11 @@ struct SyncRequestError: Error {
     }
 
     static func notFound(_ path: String) -> SyncRequestError {
-        SyncRequestError(
+        let calls = SyncCall.allCases.map(\.path)
+        return SyncRequestError(
             status: 404, code: "not_found",
-            message: "no call at \(path); the calls are POST /v1/check-update, /v1/fetch-schema, "
-                + "/v1/fetch-data and /v1/post-data")
+            message:
+                "no call at \(path); the calls are POST \(calls.dropLast().joined(separator: ", ")) and \(calls.last!)")
     }
 
     static func methodNotAllowed(_ method: String) -> SyncRequestError {
@@ -108,11 +121,7 @@ struct SyncRequestError: Error {
     /// The error body.
     var body: Data {
         var writer = JSONWriter(capacity: 128)
-        writer.raw("{\"error\":{\"code\":")
-        writer.string(code)
-        writer.raw(",\"message\":")
-        writer.string(message)
-        writer.raw("}}")
+        SyncErrorBody(code: code, message: message).write(to: &writer)
         return writer.data
     }
 }

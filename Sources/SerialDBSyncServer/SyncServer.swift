@@ -238,7 +238,7 @@ public final class SyncServer: @unchecked Sendable {
         deadlines.restart(connection)
         let closing = lock.withLock { stopping }
         // Counted before it is queued: a client that has its answer finds it counted.
-        let call = SyncCall(path: state.path)
+        let call = SyncRequestCall(path: state.path)
         let duration = ContinuousClock.now - state.started
         metrics.record(
             call: call, status: response.status, duration: duration, rows: response.rows,

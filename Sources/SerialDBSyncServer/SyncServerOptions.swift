@@ -1,4 +1,5 @@
 import Foundation
+import SerialDBSyncWire
 
 /// How a ``SyncServer`` listens and what it accepts.
 public struct SyncServerOptions: Sendable {
@@ -21,7 +22,7 @@ public struct SyncServerOptions: Sendable {
     public var maximumConnectionsPerAddress = 100
     /// A larger body is answered 413 `payload_too_large`; one announced by Content-Length is
     /// refused before it is read.
-    public var maximumBodySize = 4 * 1024 * 1024
+    public var maximumBodySize = SyncLimits.defaultBodyLimit
     /// Called once per request, after the answer was queued, on the thread that served it.
     public var log: (@Sendable (SyncRequestLog) -> Void)?
     /// The admin listener's port (`/metrics`, `/healthz`, the status page at `/`; see
@@ -50,7 +51,7 @@ public struct SyncRequestLog: Sendable, CustomStringConvertible {
     /// For a 500, what failed inside (store errors name SQL, never bound values).
     public var internalError: String?
     /// The call the path names.
-    public var call = SyncCall.other
+    public var call = SyncRequestCall.other
     /// The rows the request carried: changes served, mutations answered.
     public var rows = 0
     /// When the answer was queued.

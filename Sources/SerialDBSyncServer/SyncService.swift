@@ -20,17 +20,15 @@ public final class SyncService: Sendable {
     public let store: any SyncStore
     private let served: ServedConfiguration
 
-    /// fetch-data's page size when the request names none, and the most it may ask for.
-    public static let defaultFetchLimit = 500
-    /// The largest page fetch-data returns, whatever the request asks for.
-    public static let maximumFetchLimit = 5000
+    /// fetch-data's page size when the request names none (`SyncLimits.defaultPageSize`).
+    public static let defaultFetchLimit = SyncLimits.defaultPageSize
+    /// The largest page fetch-data returns, whatever the request asks for (`SyncLimits.maximumPageSize`).
+    public static let maximumFetchLimit = SyncLimits.maximumPageSize
     /// How long upload results are kept when the purge names no window: 7 days
     /// (``SyncStore/purgeResults(olderThan:)``).
     public static let defaultResultRetention: TimeInterval = 7 * 24 * 3600
-    /// The most bytes of JSON a fetch-data page holds: it stops before a change that would take
-    /// it past them, unless that change comes first (a page always holds at least one), and
-    /// says `has_more`.
-    public static let maximumPageBytes = 4 * 1024 * 1024
+    /// The most bytes of JSON a fetch-data page holds (`SyncLimits.maximumPageBytes`).
+    public static let maximumPageBytes = SyncLimits.maximumPageBytes
 
     /// Serves `configuration` from `store`, first bringing the stored rows of each table whose
     /// definition changed into the new one (see ``SyncStore/adoptDefinition(table:schema:renamedFrom:carryOver:)``).
@@ -128,13 +126,20 @@ public final class SyncService: Sendable {
             let response: Data
             var rows = SyncRowCounts()
             switch call {
-            case .checkUpdate: response = try checkUpdate(body, account: owner, in: configuration)
-            case .fetchSchema: response = try fetchSchema(body, in: configuration)
-            case .fetchData: response = try fetchData(body, account: owner, rows: &rows, in: configuration)
-            case .postData: response = try postData(body, account: owner, rows: &rows, in: configuration)
-            case .other: throw SyncRequestError.notFound(request.path)
+            case .checkUpdate:
+                response = try checkUpdate(try CheckUpdateRequest(json: body), account: owner, in: configuration)
+            case .fetchSchema: response = try fetchSchema(try FetchSchemaRequest(json: body), in: configuration)
+            case .fetchData:
+                response = try fetchData(
+                    try FetchDataRequest(json: body), account: owner, rows: &rows, in: configuration)
+            case .postData:
+                response = try postData(
+                    try ReceivedPostData(json: body), account: owner, rows: &rows, in: configuration)
             }
             return SyncResponse(status: 200, body: response, account: account, rows: rows)
+        } catch let error as WireFormatError {
+            let failure = SyncRequestError.badRequest(error.message)
+            return SyncResponse(status: failure.status, body: failure.body, account: account)
         } catch let error as SyncRequestError {
             return SyncResponse(status: error.status, body: error.body, account: account)
         } catch {
@@ -154,21 +159,21 @@ public final class SyncService: Sendable {
     ///   - account: the owner of the rows; ignored for a global table.
     /// - Returns: one result per row: `applied`, or `rejected` with the validation message.
     /// - Throws: ``SyncServerError/Code/invalidStore`` for an unknown table; the store's errors.
-    public func load(rows: [JSONValue], into table: String, account: String = "") throws -> [SyncMutationResult] {
+    public func load(rows: [JSONValue], into table: String, account: String = "") throws -> [SyncUploadOutcome] {
         try served.handle(with: configuration) { configuration in
             try load(rows: rows, into: table, account: account, in: configuration)
         }
     }
 
     private func load(rows: [JSONValue], into table: String, account: String, in configuration: SyncServerConfiguration)
-        throws -> [SyncMutationResult]
+        throws -> [SyncUploadOutcome]
     {
         guard let synced = configuration.table(named: table) else {
             throw SyncServerError(.invalidStore, "there is no synced table \(JSONWriter.quoted(table))")
         }
         let owner = synced.scope == .global ? "" : account
         let mutations = rows.enumerated().map { index, json in
-            let action: SyncMutation.Action
+            let action: SyncStoreMutation.Action
             var uniqueValues: [SyncUniqueValue] = []
             do throws(SyncRejection) {
                 guard let members = json.objectValue else { throw SyncRejection("a row must be a JSON object") }
@@ -178,7 +183,7 @@ public final class SyncService: Sendable {
             } catch {
                 action = .reject(message: error.message)
             }
-            return SyncMutation(
+            return SyncStoreMutation(
                 seq: Int64(index + 1), table: synced.name, owner: owner, action: action, baseVersion: nil,
                 checksUniqueness: !synced.uniqueConstraints.isEmpty, uniqueValues: uniqueValues)
         }
@@ -186,8 +191,7 @@ public final class SyncService: Sendable {
     }
 
     private func route(method: String, path: String) throws(SyncRequestError) -> SyncCall {
-        let call = SyncCall(path: path)
-        guard call != .other else { throw .notFound(path) }
+        guard let call = SyncCall(path: path) else { throw .notFound(path) }
         guard method == "POST" else { throw .methodNotAllowed(method) }
         return call
     }
@@ -216,153 +220,86 @@ public final class SyncService: Sendable {
 
     // MARK: - check-update
 
-    private func checkUpdate(_ body: JSONValue, account: String, in configuration: SyncServerConfiguration) throws
-        -> Data
+    private func checkUpdate(_ request: CheckUpdateRequest, account: String, in configuration: SyncServerConfiguration)
+        throws -> Data
     {
-        let request = try RequestFields(body, context: "the request")
-        var known: [String: (structVersion: Int64, version: Int64)] = [:]
-        for (index, entry) in try request.array("tables").enumerated() {
-            let fields = try RequestFields(entry, context: "table entry \(index + 1)")
-            known[try fields.string("table")] = (try fields.count("struct_version")!, try fields.count("version")!)
-        }
+        var known: [String: CheckUpdateRequest.Table] = [:]
+        for table in request.tables { known[table.table] = table }
         let tables = configuration.tables
         let versions = try store.latestVersions(of: tables.map { ($0.name, owner(of: $0, account: account)) })
         let floor = try store.purgeFloor()
-        var writer = JSONWriter(capacity: 128 + 160 * tables.count)
-        writer.raw("{\"account\":")
-        writer.string(account)
-        writer.raw(",\"tables\":[")
-        for (index, table) in tables.enumerated() {
-            let client = known[table.name]
-            if index > 0 { writer.raw(",") }
-            writer.raw("{\"table\":")
-            writer.string(table.name)
-            writer.raw(",\"scope\":")
-            writer.string(table.scope.rawValue)
-            writer.raw(",\"owner\":")
-            writer.string(owner(of: table, account: account))
-            writer.raw(",\"struct_version\":")
-            writer.integer(table.structVersion)
-            writer.raw(",\"version\":")
-            writer.integer(versions[index])
-            writer.raw(",\"schema_changed\":")
-            writer.bool(client?.structVersion != table.structVersion)
-            writer.raw(",\"data_changed\":")
-            // Below the floor a purge took tombstones the client has not seen: it must fetch,
-            // and fetch-data tells it to resync.
-            let since = client?.version ?? 0
-            writer.bool(versions[index] > since || (since > 0 && since < floor))
-            writer.raw(",\"floor\":")
-            writer.integer(floor)
-            writer.raw("}")
-        }
-        writer.raw("]}")
-        return writer.data
+        let answer = CheckUpdateResponse(
+            account: account,
+            tables: tables.enumerated().map { index, table in
+                let client = known[table.name]
+                // Below the floor a purge took tombstones the client has not seen: it must fetch,
+                // and fetch-data tells it to resync.
+                let since = client?.version ?? 0
+                return CheckUpdateResponse.Table(
+                    table: table.name, scope: table.scope.rawValue, owner: owner(of: table, account: account),
+                    structVersion: table.structVersion, version: versions[index],
+                    schemaChanged: client?.structVersion != table.structVersion,
+                    dataChanged: versions[index] > since || (since > 0 && since < floor), floor: floor)
+            })
+        return Data(try answer.jsonBytes())
     }
 
     // MARK: - fetch-schema
 
-    private func fetchSchema(_ body: JSONValue, in configuration: SyncServerConfiguration) throws -> Data {
-        let table = try table(try RequestFields(body, context: "the request").string("table"), in: configuration)
-        var writer = JSONWriter(capacity: 64 + table.schema.utf8.count)
-        writer.raw("{\"table\":")
-        writer.string(table.name)
-        writer.raw(",\"struct_version\":")
-        writer.integer(table.structVersion)
-        writer.raw(",\"schema\":")
-        writer.string(table.schema)
-        if let renamedFrom = table.renamedFrom {
-            writer.raw(",\"renamed_from\":")
-            writer.string(renamedFrom)
-        }
-        if !table.renamedColumns.isEmpty {
-            writer.raw(",\"renamed_columns\":{")
-            for (index, (new, old)) in table.renamedColumns.sorted(by: { $0.key < $1.key }).enumerated() {
-                if index > 0 { writer.raw(",") }
-                writer.string(new)
-                writer.raw(":")
-                writer.string(old)
-            }
-            writer.raw("}")
-        }
-        writer.raw("}")
-        return writer.data
+    private func fetchSchema(_ request: FetchSchemaRequest, in configuration: SyncServerConfiguration) throws -> Data {
+        let table = try table(request.table, in: configuration)
+        let answer = FetchSchemaResponse(
+            table: table.name, structVersion: table.structVersion, schema: table.schema,
+            renamedFrom: table.renamedFrom, renamedColumns: table.renamedColumns)
+        return Data(try answer.jsonBytes())
     }
 
     // MARK: - fetch-data
 
     private func fetchData(
-        _ body: JSONValue, account: String, rows: inout SyncRowCounts, in configuration: SyncServerConfiguration
+        _ request: FetchDataRequest, account: String, rows: inout SyncRowCounts,
+        in configuration: SyncServerConfiguration
     ) throws -> Data {
-        let request = try RequestFields(body, context: "the request")
-        let table = try table(try request.string("table"), in: configuration)
-        let since = try request.count("since")!
-        let asked = try request.count("limit", required: false) ?? Int64(Self.defaultFetchLimit)
-        guard asked >= 1 else { throw SyncRequestError.badRequest("\"limit\" must be 1 or more") }
-        let limit = Int(min(asked, Int64(Self.maximumFetchLimit)))
-        // Every page of a resync after its first says so: it is never sent back to 0, so a
-        // resync pages through a table of any size even while purges raise the floor.
-        let resyncing = try request.flag("resyncing")
+        let table = try table(request.table, in: configuration)
+        let since = request.since
+        let limit = min(request.limit, SyncLimits.maximumPageSize)
         var writer = JSONWriter(capacity: 128)
-        writer.raw("{\"table\":")
-        writer.string(table.name)
-        writer.raw(",\"changes\":[")
-        // What follows the changes: `],"version":` and a version, and the flags.
-        let tail = 128
+        FetchDataResponse.writeHead(table: table.name, to: &writer)
         let page = try store.changes(
             table: table.name, owner: owner(of: table, account: account), since: since, limit: limit,
-            maximumBytes: Self.maximumPageBytes - writer.bytes.count - tail)
-        let resync = page.mustResync(since: since, resyncing: resyncing)
+            maximumBytes: SyncLimits.maximumPageBytes - writer.bytes.count - FetchDataResponse.tailSize)
+        // Every page of a resync after its first says so: it is never sent back to 0, so a
+        // resync pages through a table of any size even while purges raise the floor.
+        let resync = page.mustResync(since: since, resyncing: request.resyncing)
         let changes = resync ? [] : page.changes
         rows.served = changes.count
-        writer.reserve(changes.reduce(tail) { $0 + $1.wireSize })
+        writer.reserve(changes.reduce(FetchDataResponse.tailSize) { $0 + $1.wireSize })
         for (index, change) in changes.enumerated() {
             if index > 0 { writer.raw(",") }
-            writeChange(change, into: &writer)
+            change.write(to: &writer)
         }
-        writer.raw("],\"version\":")
         // The cursor to store: the last change served; unchanged when there was none; 0 when
         // the client must start again.
-        writer.integer(resync ? 0 : changes.last?.version ?? since)
-        writer.raw(",\"has_more\":")
-        writer.bool(!resync && page.hasMore)
-        writer.raw(",\"resync\":")
-        writer.bool(resync)
-        writer.raw(",\"floor\":")
-        writer.integer(page.floor)
-        writer.raw("}")
+        FetchDataResponse.writeTail(
+            version: resync ? 0 : changes.last?.version ?? since, hasMore: !resync && page.hasMore, resync: resync,
+            floor: page.floor, to: &writer)
         return writer.data
-    }
-
-    private func writeChange(_ change: SyncChange, into writer: inout JSONWriter) {
-        writer.raw("{\"version\":")
-        writer.integer(change.version)
-        writer.raw(",\"deleted\":")
-        writer.bool(change.deleted)
-        writer.raw(",\"row\":")
-        writer.rawJSON(change.rowJSON)
-        writer.raw("}")
     }
 
     // MARK: - post-data
 
     private func postData(
-        _ body: JSONValue, account: String, rows: inout SyncRowCounts, in configuration: SyncServerConfiguration
+        _ request: ReceivedPostData, account: String, rows: inout SyncRowCounts,
+        in configuration: SyncServerConfiguration
     ) throws -> Data {
-        let request = try RequestFields(body, context: "the request")
-        let clientID = try request.string("client_id")
-        guard !clientID.isEmpty else { throw SyncRequestError.badRequest("\"client_id\" must not be empty") }
-        guard !clientID.utf8.contains(0) else {
-            throw SyncRequestError.badRequest("\"client_id\" must not contain NUL (\\u0000)")
-        }
-        let entries = try request.array("mutations")
-        var mutations: [SyncMutation] = []
-        mutations.reserveCapacity(entries.count)
+        var mutations: [SyncStoreMutation] = []
+        mutations.reserveCapacity(request.mutations.count)
         // The whole request is checked before anything is applied: a malformed mutation or a
         // write to a global table refuses the request, so none of it is half-applied.
-        var seqs = Set<Int64>(minimumCapacity: entries.count)
-        for (index, entry) in entries.enumerated() {
-            let mutation = try mutation(entry, position: index + 1, account: account, in: configuration)
+        var seqs = Set<Int64>(minimumCapacity: request.mutations.count)
+        for (index, entry) in request.mutations.enumerated() {
+            let received = try ReceivedMutation(json: entry, position: index + 1)
+            let mutation = try mutation(received, account: account, in: configuration)
             // One seq is one result: two mutations under it could not both be answered on a retry.
             guard seqs.insert(mutation.seq).inserted else {
                 throw SyncRequestError.badRequest(
@@ -370,61 +307,37 @@ public final class SyncService: Sendable {
             }
             mutations.append(mutation)
         }
-        let results = try store.apply(account: account, clientID: clientID, mutations: mutations)
-        var writer = JSONWriter(capacity: 16 + 48 * results.count)
-        writer.raw("{\"results\":[")
-        for (index, result) in results.enumerated() {
-            if index > 0 { writer.raw(",") }
-            writer.raw("{\"seq\":")
-            writer.integer(mutations[index].seq)
-            switch result {
-            case .applied(let version):
-                rows.applied += 1
-                writer.raw(",\"status\":\"applied\",\"version\":")
-                writer.integer(version)
-            case .conflict(let current):
-                rows.conflicts += 1
-                writer.raw(",\"status\":\"conflict\",\"current\":")
-                writeChange(current, into: &writer)
-            case .rejected(let message):
-                rows.rejected += 1
-                writer.raw(",\"status\":\"rejected\",\"error\":")
-                writer.string(message)
-            case .duplicate:
-                rows.duplicates += 1
-                writer.raw(",\"status\":\"duplicate\"")
-            }
-            writer.raw("}")
-        }
-        writer.raw("]}")
+        let results = try store.apply(account: account, clientID: request.clientID, mutations: mutations)
+        rows.count(results)
+        var writer = JSONWriter()
+        PostDataResponse.write(seqs: mutations.map(\.seq), outcomes: results, to: &writer)
         return writer.data
     }
 
     private func mutation(
-        _ entry: JSONValue, position: Int, account: String, in configuration: SyncServerConfiguration
-    ) throws -> SyncMutation {
-        let fields = try RequestFields(entry, context: "mutation \(position)")
-        let seq = try fields.count("seq")!
-        let tableName = try fields.string("table")
-        guard let table = configuration.table(named: tableName) else {
+        _ received: ReceivedMutation, account: String, in configuration: SyncServerConfiguration
+    ) throws -> SyncStoreMutation {
+        let seq = received.seq
+        guard let table = configuration.table(named: received.table) else {
             // A table the configuration no longer lists: the client may still hold edits of it,
             // which must leave its outbox without holding back the rest of the request.
-            return SyncMutation(
-                seq: seq, table: tableName, owner: account,
+            return SyncStoreMutation(
+                seq: seq, table: received.table, owner: account,
                 action: .reject(
-                    message: "there is no synced table \(JSONWriter.quoted(tableName)); the server does not sync it"),
+                    message:
+                        "there is no synced table \(JSONWriter.quoted(received.table)); the server does not sync it"),
                 baseVersion: nil)
         }
         guard table.scope == .account else {
             throw SyncRequestError.forbidden(
                 "table \(JSONWriter.quoted(table.name)) is global: every account reads it and none writes it")
         }
-        let baseVersion = try fields.count("base_version")!
-        let action: SyncMutation.Action
+        let baseVersion = try received.baseVersion()
+        let action: SyncStoreMutation.Action
         var uniqueValues: [SyncUniqueValue] = []
-        switch try fields.string("op") {
-        case "upsert":
-            let members = try fields.object("row")
+        switch try received.operation() {
+        case .upsert:
+            let members = try received.row()
             do throws(SyncRejection) {
                 let row = try table.validate(row: members)
                 action = .upsert(key: row.key, keyJSON: row.keyJSON, rowJSON: row.rowJSON)
@@ -432,19 +345,16 @@ public final class SyncService: Sendable {
             } catch {
                 action = .reject(message: error.message)
             }
-        case "delete":
-            let members = try fields.object("key")
+        case .delete:
+            let members = try received.key()
             do throws(SyncRejection) {
                 let key = try table.validate(key: members)
                 action = .delete(key: key.key, keyJSON: key.keyJSON)
             } catch {
                 action = .reject(message: error.message)
             }
-        case let other:
-            throw SyncRequestError.badRequest(
-                "\"op\" in mutation \(position) must be \"upsert\" or \"delete\", not \(JSONWriter.quoted(other))")
         }
-        return SyncMutation(
+        return SyncStoreMutation(
             seq: seq, table: table.name, owner: account, action: action, baseVersion: baseVersion,
             checksUniqueness: !table.uniqueConstraints.isEmpty, uniqueValues: uniqueValues)
     }

@@ -1,4 +1,7 @@
 import Foundation
+// The store's protocol speaks in the wire's types (changes, outcomes): whoever imports the server
+// names them without importing the protocol module too.
+@_exported import SerialDBSyncWire
 
 /// Where a sync server keeps rows, versions, tombstones and the results of uploads.
 ///
@@ -14,7 +17,7 @@ import Foundation
 /// - ``apply(account:clientID:mutations:)`` runs in one transaction, and remembers each result
 ///   by (account, client id, seq) in that same transaction: a repeated seq returns its first
 ///   result and changes nothing, across restarts; and once ``purgeResults(olderThan:)`` dropped
-///   it, a seq at or below the highest one answered for its client is a `duplicate`;
+///   it, a seq at or below the highest one answered for its client is a `duplicate` (the rule both stores follow is `SyncUploadRule`);
 /// - a delete leaves a tombstone until ``purgeTombstones(through:)`` removes it and raises
 ///   the purge floor;
 /// - no two keys of one owner in one table hold the same ``SyncUniqueValue``: an upsert that
@@ -27,7 +30,7 @@ public protocol SyncStore: Sendable {
 
     /// The changes of one table and owner with a version above `since`, in ascending version
     /// order, at most `limit` of them, and no more than fit in `maximumBytes` of
-    /// ``SyncChange/wireSize`` (but always the first, however large); each key appears once,
+    /// `SyncEncodedChange.wireSize` (but always the first, however large); each key appears once,
     /// in its latest state. `hasMore` says whether changes were left out. A store reads no more
     /// than the page (and the size, not the value, of the change after it). The page carries
     /// the purge floor read in the same snapshot; whether the client must resync is the
@@ -36,7 +39,7 @@ public protocol SyncStore: Sendable {
 
     /// Applies the mutations of one upload in one transaction and returns one result each, in order.
     /// A `clientID` of `nil` records nothing (administrative loads, not client uploads).
-    func apply(account: String, clientID: String?, mutations: [SyncMutation]) throws -> [SyncMutationResult]
+    func apply(account: String, clientID: String?, mutations: [SyncStoreMutation]) throws -> [SyncUploadOutcome]
 
     /// Removes the tombstones with a version ≤ `version` and raises the purge floor to it
     /// (never above the current version, never lower than before).
@@ -48,7 +51,7 @@ public protocol SyncStore: Sendable {
 
     /// Drops the upload results recorded more than `retention` seconds ago by the store's
     /// clock. The highest seq answered for each (account, client id) stays, so a later retry
-    /// of a dropped seq is answered ``SyncMutationResult/duplicate``.
+    /// of a dropped seq is answered `SyncUploadOutcome.duplicate`.
     /// - Returns: the number of results dropped.
     func purgeResults(olderThan retention: TimeInterval) throws -> Int
 
@@ -110,36 +113,10 @@ public struct SyncStoredRow: Sendable, Equatable {
     }
 }
 
-/// One change as served by fetch-data: a row's latest state, or its tombstone.
-public struct SyncChange: Sendable, Equatable {
-    /// The version the change was given.
-    public var version: Int64
-    /// Whether the key was deleted; `rowJSON` then holds only the key columns.
-    public var deleted: Bool
-    /// The row (or the key of a tombstone) as a JSON object, in the wire encoding.
-    public var rowJSON: String
-
-    /// Creates a change.
-    public init(version: Int64, deleted: Bool, rowJSON: String) {
-        self.version = version
-        self.deleted = deleted
-        self.rowJSON = rowJSON
-    }
-
-    /// The most bytes of JSON around a row in a fetch-data page:
-    /// `{"version":9223372036854775807,"deleted":false,"row":` and `}` and a comma.
-    public static let wireOverhead = 55
-
-    /// The bytes this change takes in a fetch-data page, at most: its row's JSON and
-    /// ``wireOverhead``. What a page's ``SyncStore/changes(table:owner:since:limit:maximumBytes:)``
-    /// bound counts.
-    public var wireSize: Int { rowJSON.utf8.count + Self.wireOverhead }
-}
-
 /// One page of changes.
 public struct SyncChangePage: Sendable, Equatable {
     /// The changes, in ascending version order.
-    public var changes: [SyncChange]
+    public var changes: [SyncEncodedChange]
     /// Whether more changes follow the last one.
     public var hasMore: Bool
     /// The purge floor when the page was read (from the same snapshot): 0 until a purge. A
@@ -147,7 +124,7 @@ public struct SyncChangePage: Sendable, Equatable {
     public var floor: Int64
 
     /// Creates a page.
-    public init(changes: [SyncChange], hasMore: Bool, floor: Int64) {
+    public init(changes: [SyncEncodedChange], hasMore: Bool, floor: Int64) {
         self.changes = changes
         self.hasMore = hasMore
         self.floor = floor
@@ -161,7 +138,7 @@ public struct SyncChangePage: Sendable, Equatable {
 }
 
 /// One mutation of an upload, validated against the table's declaration.
-public struct SyncMutation: Sendable, Equatable {
+public struct SyncStoreMutation: Sendable, Equatable {
     /// What the mutation does.
     public enum Action: Sendable, Equatable {
         /// Insert or replace the row under `key` (`keyJSON`: the key columns as a JSON object).
@@ -220,20 +197,19 @@ public struct SyncUniqueValue: Sendable, Hashable {
     }
 
     /// What a row that takes a held value is answered: SQLite's own message.
-    var rejection: SyncMutationResult { .rejected(message: "UNIQUE constraint failed: \(constraint)") }
+    var rejection: SyncUploadOutcome { .rejected(message: "UNIQUE constraint failed: \(constraint)") }
 }
 
-/// What happened to one mutation.
-public enum SyncMutationResult: Sendable, Equatable {
-    /// Stored with this version.
-    case applied(version: Int64)
-    /// `base_version` did not match; nothing changed. `current` is the key's state on the server.
-    case conflict(current: SyncChange)
-    /// Refused, with the reason.
-    case rejected(message: String)
-    /// A seq at or below the highest one answered for its client whose result has expired
-    /// (``SyncStore/purgeResults(olderThan:)``): it was answered before, and nothing changed now.
-    case duplicate
+extension SyncUploadOutcome {
+    /// The outcome a store recorded, or ``SyncServerError/Code/invalidStore`` for a record it
+    /// cannot have written.
+    static func stored(_ record: Record) throws -> SyncUploadOutcome {
+        do {
+            return try SyncUploadOutcome(record: record)
+        } catch {
+            throw SyncServerError(.invalidStore, error.message)
+        }
+    }
 }
 
 /// What a store holds, counted (``SyncStore/summary()``): never a row's value.

@@ -1,5 +1,4 @@
 import Foundation
-import SerialDB
 
 /// Builds JSON text byte by byte, for both ends of the sync protocol. The server writes its
 /// responses directly rather than through `JSONSerialization` (the stored rows are already JSON
@@ -82,17 +81,27 @@ public struct JSONWriter: Sendable {
 
     /// A column value in the wire encoding: INTEGER → integer, REAL → number (see
     /// ``number(_:)`` for infinities), TEXT → string, NULL → null, BLOB → `{"base64": "..."}`.
-    public mutating func value(_ value: DatabaseValue) {
+    public mutating func value(_ value: SyncValue) {
         switch value {
         case .null: raw("null")
         case .integer(let integer): self.integer(integer)
         case .real(let double): number(double)
         case .text(let text): string(text)
         case .blob(let data):
-            raw("{\"base64\":")
+            raw("{")
+            field(.base64)
             string(data.base64EncodedString())
             raw("}")
         }
+    }
+
+    /// A member's name and its colon (`"struct_version":`), after a comma unless it is the
+    /// first member of its object (the last byte written is the object's `{`).
+    public mutating func field(_ name: WireName) {
+        if let last = bytes.last, last != UInt8(ascii: "{") { bytes.append(UInt8(ascii: ",")) }
+        bytes.append(UInt8(ascii: "\""))
+        raw(name.text)
+        raw("\":")
     }
 
     /// A JSON value, written back as text (objects with their members sorted by name).

@@ -34,7 +34,7 @@ final class AuditingSyncStore: SyncStore {
         try base.changes(table: table, owner: owner, since: since, limit: limit, maximumBytes: maximumBytes)
     }
 
-    func apply(account: String, clientID: String?, mutations: [SyncMutation]) throws -> [SyncMutationResult] {
+    func apply(account: String, clientID: String?, mutations: [SyncStoreMutation]) throws -> [SyncUploadOutcome] {
         let results = try base.apply(account: account, clientID: clientID, mutations: mutations)
         var text = ""
         for (mutation, result) in zip(mutations, results) {

@@ -38,7 +38,7 @@ final class BrokenSyncStore: SyncStore {
         return page
     }
 
-    func apply(account: String, clientID: String?, mutations: [SyncMutation]) throws -> [SyncMutationResult] {
+    func apply(account: String, clientID: String?, mutations: [SyncStoreMutation]) throws -> [SyncUploadOutcome] {
         guard mode == .lastWriterWins else {
             return try base.apply(account: account, clientID: clientID, mutations: mutations)
         }

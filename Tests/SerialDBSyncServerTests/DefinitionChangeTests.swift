@@ -26,7 +26,7 @@ import Testing
     }
 
     /// Every stored change of a table of alice's, in version order.
-    private static func stored(_ store: any SyncStore, _ table: String) throws -> [SyncChange] {
+    private static func stored(_ store: any SyncStore, _ table: String) throws -> [SyncEncodedChange] {
         try store.changes(table: table, owner: "alice", since: 0, limit: 1000).changes
     }
 

@@ -67,7 +67,7 @@ final class GatedStore: SyncStore, @unchecked Sendable {
         try base.latestVersions(of: tables)
     }
 
-    func apply(account: String, clientID: String?, mutations: [SyncMutation]) throws -> [SyncMutationResult] {
+    func apply(account: String, clientID: String?, mutations: [SyncStoreMutation]) throws -> [SyncUploadOutcome] {
         try base.apply(account: account, clientID: clientID, mutations: mutations)
     }
 

@@ -180,7 +180,7 @@ struct FailingStore: SyncStore {
     func changes(table: String, owner: String, since: Int64, limit: Int, maximumBytes: Int) throws -> SyncChangePage {
         throw Failure()
     }
-    func apply(account: String, clientID: String?, mutations: [SyncMutation]) throws -> [SyncMutationResult] {
+    func apply(account: String, clientID: String?, mutations: [SyncStoreMutation]) throws -> [SyncUploadOutcome] {
         throw Failure()
     }
     func purgeTombstones(through version: Int64) throws -> (purged: Int, floor: Int64) { throw Failure() }

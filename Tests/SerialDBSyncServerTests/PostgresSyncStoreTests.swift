@@ -188,7 +188,7 @@ import Testing
         _ = try store.apply(
             account: "alice", clientID: "d",
             mutations: [
-                SyncMutation(
+                SyncStoreMutation(
                     seq: 1, table: "note", owner: "alice",
                     action: .upsert(key: #"["a"]"#, keyJSON: #"{"id":"a"}"#, rowJSON: #"{"id":"a","title":"t"}"#),
                     baseVersion: 0)

@@ -108,9 +108,9 @@ final class TestClock: Sendable {
         var purged: [Int] = []
         // Ten days of 50 results a day, a purge each day: never more than 8 days' results held.
         for _ in 0..<10 {
-            let mutations = (0..<50).map { _ -> SyncMutation in
+            let mutations = (0..<50).map { _ -> SyncStoreMutation in
                 seq += 1
-                return SyncMutation(
+                return SyncStoreMutation(
                     seq: seq, table: "note", owner: "alice", action: .reject(message: "test \(seq)"), baseVersion: nil)
             }
             _ = try store.apply(account: "alice", clientID: "d", mutations: mutations)
@@ -122,7 +122,7 @@ final class TestClock: Sendable {
         let retry = try store.apply(
             account: "alice", clientID: "d",
             mutations: [1, 100, 101, 500].map {
-                SyncMutation(
+                SyncStoreMutation(
                     seq: $0, table: "note", owner: "alice", action: .reject(message: "again"), baseVersion: nil)
             })
         #expect(retry == [.duplicate, .duplicate, .rejected(message: "test 101"), .rejected(message: "test 500")])
@@ -136,7 +136,8 @@ final class TestClock: Sendable {
         // Results recorded two minutes ago by the system clock.
         let store = try SQLiteSyncStore(path: path, clock: { Date(timeIntervalSinceNow: -120) })
         let rejected = (1...3).map {
-            SyncMutation(seq: Int64($0), table: "note", owner: "alice", action: .reject(message: "r"), baseVersion: nil)
+            SyncStoreMutation(
+                seq: Int64($0), table: "note", owner: "alice", action: .reject(message: "r"), baseVersion: nil)
         }
         _ = try store.apply(account: "alice", clientID: "d", mutations: rejected)
         try store.close()

@@ -24,11 +24,11 @@ import Testing
         let clock = TestClock(start: Date())
         let store = try PostgresSyncStore(url: url, clock: { clock.now })
         defer { try? store.close() }
-        func retry(_ seqs: [Int64]) throws -> [SyncMutationResult] {
+        func retry(_ seqs: [Int64]) throws -> [SyncUploadOutcome] {
             try store.apply(
                 account: "alice", clientID: "d",
                 mutations: seqs.map {
-                    SyncMutation(
+                    SyncStoreMutation(
                         seq: $0, table: "note", owner: "alice", action: .reject(message: "new"), baseVersion: nil)
                 })
         }
@@ -58,7 +58,7 @@ import Testing
         let store = try SQLiteSyncStore(path: path, clock: { clock.now })
         defer { try? store.close() }
         let again = (1...3).map {
-            SyncMutation(
+            SyncStoreMutation(
                 seq: Int64($0), table: "note", owner: "alice", action: .reject(message: "new"), baseVersion: nil)
         }
         #expect(

@@ -115,7 +115,7 @@ import Testing
         _ = try store.apply(
             account: "alice", clientID: nil,
             mutations: [
-                SyncMutation(
+                SyncStoreMutation(
                     seq: 1, table: "note", owner: "alice", action: .delete(key: key, keyJSON: #"{"id":"a"}"#),
                     baseVersion: 1)
             ])

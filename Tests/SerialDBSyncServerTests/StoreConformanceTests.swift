@@ -10,11 +10,11 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct StoreConformanceTests {
     private func mutation(
         _ seq: Int64, _ id: String, deleted: Bool = false, base: Int64?, owner: String = "alice"
-    ) -> SyncMutation {
+    ) -> SyncStoreMutation {
         let key = JSONWriterForTests.key(id)
         let keyJSON = #"{"id":\#(JSONWriterForTests.string(id))}"#
         let rowJSON = #"{"id":\#(JSONWriterForTests.string(id)),"title":"t\#(seq)","body":null}"#
-        return SyncMutation(
+        return SyncStoreMutation(
             seq: seq, table: "note", owner: owner,
             action: deleted
                 ? .delete(key: key, keyJSON: keyJSON) : .upsert(key: key, keyJSON: keyJSON, rowJSON: rowJSON),
@@ -32,7 +32,7 @@ import Testing
                 mutation(1, "a", base: 0), mutation(2, "a", base: 1), mutation(3, "a", deleted: true, base: 2),
                 mutation(4, "b", base: 0), mutation(5, "a", base: 0), mutation(6, "b", base: 0),
             ])
-        #expect(Array(results.prefix(5)) == (1...5).map { SyncMutationResult.applied(version: Int64($0)) })
+        #expect(Array(results.prefix(5)) == (1...5).map { SyncUploadOutcome.applied(version: Int64($0)) })
         guard case .conflict(let current) = results[5] else {
             Issue.record("a second insert of b in the same upload is a conflict, got \(results[5])")
             return
@@ -73,10 +73,10 @@ import Testing
 /// the middle, and a counter that only ever moves with the rows it numbers: on every store.
 @Suite(.timeLimit(.minutes(5))) struct StorePagingTests {
     /// Upserts of `titles` under keys k1, k2... (versions 1, 2...), as one upload.
-    private func load(_ titles: [String], into store: any SyncStore) throws -> [SyncMutation] {
+    private func load(_ titles: [String], into store: any SyncStore) throws -> [SyncStoreMutation] {
         let mutations = titles.enumerated().map { index, title in
             let id = JSONWriterForTests.string("k\(index + 1)")
-            return SyncMutation(
+            return SyncStoreMutation(
                 seq: Int64(index + 1), table: "note", owner: "alice",
                 action: .upsert(
                     key: "[\(id)]", keyJSON: #"{"id":\#(id)}"#,
@@ -152,7 +152,7 @@ import Testing
         // Deletes of k1, k2, k3 (versions 5, 6, 7), then k4 changes (version 8).
         let deletes = upserts.prefix(3).enumerated().map { index, upsert in
             guard case .upsert(let key, let keyJSON, _) = upsert.action else { fatalError("an upsert") }
-            return SyncMutation(
+            return SyncStoreMutation(
                 seq: Int64(10 + index), table: "note", owner: "alice", action: .delete(key: key, keyJSON: keyJSON),
                 baseVersion: Int64(index + 1))
         }

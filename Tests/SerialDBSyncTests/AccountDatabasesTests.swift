@@ -64,7 +64,7 @@ struct AccountDatabasesTests {
     func syncOfClosedAccountFails() async throws {
         let directory = try TemporaryDirectory()
         let accounts = try AccountDatabases(directory: directory.url)
-        let server = FakeSyncServer(tables: [noteTable])
+        let server = try InProcessSyncServer(tables: [noteTable])
         let alice = try accounts.open(account: "alice")
         let client = try SyncClient(queue: alice, transport: server.transport(token: "t-alice"))
         _ = try await client.sync()
@@ -78,6 +78,6 @@ struct AccountDatabasesTests {
         await #expect(throws: SerialDBError.self) { _ = try await client.sync() }
         let bobRows = try await bob.read { db in try db.fetchOne(Int.self, sql: "SELECT count(*) FROM note") }
         #expect(bobRows == 0)
-        #expect(server.rows(of: "note", account: "alice").first?["title"] == .text("x"))
+        #expect(try server.rows(of: "note", account: "alice").first?["title"] == .text("x"))
     }
 }

@@ -12,10 +12,10 @@ struct DownloadedRowShapeTests {
     @Test("a downloaded row lacking columns updates the ones it has and keeps the others")
     func partialRowKeepsOtherColumns() async throws {
         let directory = try TemporaryDirectory()
-        let (server, _, laptop) = try await twoDevicesWithNoteA1(in: directory)
+        let (_, phone, laptop) = try await twoDevicesWithNoteA1(in: directory)
         _ = try await laptop.client.sync()
 
-        rewriteServerRow(server, id: "a1", to: ["id": .text("a1"), "TITLE": .text("renamed")])
+        try await rewriteServerRow(phone, laptop, id: "a1", to: ["id": .text("a1"), "TITLE": .text("renamed")])
         let report = try await laptop.client.sync()
 
         #expect(report.downloaded == 1)
@@ -32,13 +32,14 @@ struct DownloadedRowShapeTests {
     @Test("a downloaded row naming one column twice, in two cases, is refused and its page changes nothing")
     func duplicateColumnIsRefused() async throws {
         let directory = try TemporaryDirectory()
-        let (server, phone, laptop) = try await twoDevicesWithNoteA1(in: directory)
+        let (_, phone, laptop) = try await twoDevicesWithNoteA1(in: directory)
         try phone.insertNote("a2", "second")
         _ = try await phone.client.sync()
         let cursorBefore = try laptop.cursor()
 
-        rewriteServerRow(
-            server, id: "a1", to: ["id": .text("a1"), "title": .text("one"), "TITLE": .text("two"), "body": .null])
+        try await rewriteServerRow(
+            phone, laptop, id: "a1",
+            to: ["id": .text("a1"), "title": .text("one"), "TITLE": .text("two"), "body": .null])
         let error = await #expect(throws: SyncError.self) { try await laptop.client.sync() }
 
         #expect(error?.code == .invalidResponse)
@@ -50,9 +51,9 @@ struct DownloadedRowShapeTests {
     /// Two devices of one account with the note table; the phone has uploaded note "a1"
     /// (title "first", body "kept"), which the laptop has not fetched yet.
     private func twoDevicesWithNoteA1(in directory: TemporaryDirectory) async throws -> (
-        FakeSyncServer, Device, Device
+        InProcessSyncServer, Device, Device
     ) {
-        let server = FakeSyncServer(tables: [noteTable])
+        let server = try InProcessSyncServer(tables: [noteTable])
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         let laptop = try Device(.file, in: directory, name: "laptop", server: server)
         _ = try await phone.client.sync()
@@ -62,13 +63,23 @@ struct DownloadedRowShapeTests {
         return (server, phone, laptop)
     }
 
-    /// Replaces the stored row of `id` on the fake server, under a new version.
-    private func rewriteServerRow(_ server: FakeSyncServer, id: String, to row: [String: SyncValue]) {
-        server.state.withLock { state in
-            state.counter += 1
-            let key = FakeSyncServer.Key(account: "alice", values: [.text(id)])
-            state.rows["note", default: [:]][key] = FakeSyncServer.Stored(
-                version: state.counter, deleted: false, row: row)
+    /// Makes the laptop's next page carry `row` for `id`, under a new version: the phone
+    /// uploads a real edit of `id` to the real server, and the laptop's transport hands the
+    /// client that change with `row` in place of the server's (as a server of another
+    /// implementation could send it).
+    private func rewriteServerRow(
+        _ phone: Device, _ laptop: Device, id: String, to row: [String: SyncValue]
+    ) async throws {
+        try phone.execute("UPDATE note SET title = title || '.' WHERE id = ?", [id])
+        _ = try await phone.client.sync()
+        laptop.transport.rewriteNextPage.withLock { rewrite in
+            rewrite = { page in
+                var page = page
+                for index in page.changes.indices where page.changes[index].row["id"] == .text(id) {
+                    page.changes[index].row = row
+                }
+                return page
+            }
         }
     }
 }

@@ -19,7 +19,7 @@ struct SyncAdoptedRowsTests {
     )
     func rowsWrittenBeforeTheFirstSyncAreUploaded(moment: Moment) async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable])
+        let server = try InProcessSyncServer(tables: [noteTable])
         let queue = try DatabaseQueue(path: directory.path("phone.sqlite"))
         func createAndFill() throws {
             try queue.write { db in
@@ -35,7 +35,7 @@ struct SyncAdoptedRowsTests {
         #expect(first.uploaded == 3)
         #expect(first.schemaChanges.first?.capturedRows == 3)
         #expect(first.conflicts.isEmpty && first.rejected.isEmpty)
-        #expect(server.rows(of: "note", account: "alice").count == 3)
+        #expect(try server.rows(of: "note", account: "alice").count == 3)
         let second = try await client.sync()
         #expect(second.uploaded == 0 && second.downloaded == 0)
         // Another device gets them, and a resync keeps them: the server has them now.
@@ -44,7 +44,7 @@ struct SyncAdoptedRowsTests {
         #expect(try laptop.titles() == ["a": "first", "b": "second", "c": "third"])
         try laptop.execute("DELETE FROM note WHERE id = 'c'")
         _ = try await laptop.client.sync()
-        server.purgeTombstones(of: "note", through: server.state.withLock { $0.counter })
+        try server.purgeTombstones(through: try server.latestVersion())
         _ = try await client.sync()
         let left = try await queue.read { db in try db.fetchAll(String.self, sql: "SELECT id FROM note ORDER BY id") }
         #expect(left == ["a", "b"])
@@ -54,7 +54,7 @@ struct SyncAdoptedRowsTests {
     func anAdoptedRowTheServerHasIsAConflict() async throws {
         for keepLocal in [false, true] {
             let directory = try TemporaryDirectory()
-            let server = FakeSyncServer(tables: [noteTable])
+            let server = try InProcessSyncServer(tables: [noteTable])
             let phone = try Device(.file, in: directory, name: "phone", server: server)
             _ = try await phone.client.sync()
             try phone.insertNote("a", "phone's")
@@ -79,16 +79,16 @@ struct SyncAdoptedRowsTests {
                 try db.fetchOne(String.self, sql: "SELECT title FROM note WHERE id = 'a'")
             }
             #expect(local == expected)
-            let onServer = server.rows(of: "note", account: "alice").first { $0["id"] == .text("a") }
+            let onServer = try server.rows(of: "note", account: "alice").first { $0["id"] == .text("a") }
             #expect(onServer?["title"] == .text(expected))
-            #expect(server.rows(of: "note", account: "alice").count == 2)
+            #expect(try server.rows(of: "note", account: "alice").count == 2)
         }
     }
 
     @Test("rows written while an app migration had dropped the triggers are captured when they come back")
     func rowsWrittenWithoutTriggersAreCapturedWhenTheyAreRestored() async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable])
+        let server = try InProcessSyncServer(tables: [noteTable])
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         _ = try await phone.client.sync()
         try phone.insertNote("synced", "before")
@@ -99,7 +99,7 @@ struct SyncAdoptedRowsTests {
         let reopened = try SyncClient(queue: phone.queue, transport: server.transport(token: "t-alice"))
         #expect(try phone.outboxCount() == 1)
         #expect(try await reopened.sync().uploaded == 1)
-        #expect(server.rows(of: "note", account: "alice").count == 2)
+        #expect(try server.rows(of: "note", account: "alice").count == 2)
     }
 
     @Test("`serialdb sync` uploads the rows of a table created with the server's schema before the first sync")

@@ -37,7 +37,7 @@ import Testing
     @Test func anUnknownTokenIsCaughtByTheWhereClauseNotByTheNetworkCode() async throws {
         let directory = try TemporaryDirectory()
         let device = try Device(
-            .file, in: directory, name: "app", server: FakeSyncServer(tables: [noteTable]), token: "t-nobody")
+            .file, in: directory, name: "app", server: try InProcessSyncServer(tables: [noteTable]), token: "t-nobody")
         #expect(await caught(syncing: device.client) == .signIn)
     }
 

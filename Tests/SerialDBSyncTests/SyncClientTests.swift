@@ -11,7 +11,7 @@ struct SyncClientTests {
     @Test("two devices of one account converge through inserts, updates and deletes", arguments: DatabaseKind.allCases)
     func twoDevicesConverge(kind: DatabaseKind) async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable])
+        let server = try InProcessSyncServer(tables: [noteTable])
         let phone = try Device(kind, in: directory, name: "phone", server: server)
         let laptop = try Device(kind, in: directory, name: "laptop", server: server)
         let first = try await phone.client.sync()
@@ -43,7 +43,7 @@ struct SyncClientTests {
     @Test("rows applied from the server never feed the outbox", arguments: DatabaseKind.allCases)
     func serverRowsDoNotFeedTheOutbox(kind: DatabaseKind) async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable])
+        let server = try InProcessSyncServer(tables: [noteTable])
         let phone = try Device(kind, in: directory, name: "phone", server: server)
         let laptop = try Device(kind, in: directory, name: "laptop", server: server)
         _ = try await phone.client.sync()
@@ -56,13 +56,13 @@ struct SyncClientTests {
         #expect(try laptop.outboxCount() == 0)
         let again = try await laptop.client.sync()
         #expect(again.uploaded == 0)
-        #expect(server.state.withLock { $0.receivedSeqs.count } == 10)
+        #expect(server.receivedSeqs.withLock { $0.count } == 10)
     }
 
     @Test("two accounts never see each other's rows, even with the same keys")
     func accountsAreSeparate() async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable])
+        let server = try InProcessSyncServer(tables: [noteTable])
         let alice = try Device(.file, in: directory, name: "alice", server: server, token: "t-alice")
         let bob = try Device(.file, in: directory, name: "bob", server: server, token: "t-bob")
         _ = try await alice.client.sync()
@@ -81,7 +81,7 @@ struct SyncClientTests {
     @Test("a database synced for one account refuses another account's token before uploading anything")
     func anotherAccountIsRefused() async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable])
+        let server = try InProcessSyncServer(tables: [noteTable])
         let alice = try Device(.file, in: directory, name: "shared", server: server, token: "t-alice")
         _ = try await alice.client.sync()
         try alice.insertNote("a", "alice's, unsent")
@@ -91,14 +91,14 @@ struct SyncClientTests {
                 throw error
             }
         }
-        #expect(server.rows(of: "note", account: "bob").isEmpty)
+        #expect(try server.rows(of: "note", account: "bob").isEmpty)
         #expect(try alice.outboxCount() == 1)
     }
 
     @Test("concurrent edits of one row come back as a conflict that adopts the server's row")
     func concurrentEditsAreAConflict() async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable])
+        let server = try InProcessSyncServer(tables: [noteTable])
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         let laptop = try Device(.memory, in: directory, name: "laptop", server: server)
         _ = try await phone.client.sync()
@@ -126,7 +126,7 @@ struct SyncClientTests {
     @Test("a conflict resolver may keep the local row, which goes up again on the server's version")
     func resolverKeepsLocalRow() async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable])
+        let server = try InProcessSyncServer(tables: [noteTable])
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         let laptop = try Device(.file, in: directory, name: "laptop", server: server, resolver: { _ in .keepLocal })
         _ = try await phone.client.sync()
@@ -142,13 +142,13 @@ struct SyncClientTests {
         #expect(try laptop.outboxCount() == 0)
         _ = try await phone.client.sync()
         #expect(try phone.titles()["a"] == "laptop wins")
-        #expect(server.rows(of: "note", account: "alice").first?["title"] == .text("laptop wins"))
+        #expect(try server.rows(of: "note", account: "alice").first?["title"] == .text("laptop wins"))
     }
 
     @Test("a download never overwrites a row that still has unsent local changes")
     func downloadKeepsUnsentChanges() async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable])
+        let server = try InProcessSyncServer(tables: [noteTable])
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         let laptop = try Device(.file, in: directory, name: "laptop", server: server)
         _ = try await phone.client.sync()
@@ -172,7 +172,7 @@ struct SyncClientTests {
     @Test("an upload whose answer was lost is sent again with the same seqs and applied once")
     func retriedUploadIsAppliedOnce() async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable])
+        let server = try InProcessSyncServer(tables: [noteTable])
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         _ = try await phone.client.sync()
         try phone.insertNote("a", "x")
@@ -184,17 +184,17 @@ struct SyncClientTests {
         let retry = try await phone.client.sync()
         #expect(retry.conflicts.isEmpty)
         #expect(retry.uploaded == 3)
-        let received = server.state.withLock { $0.receivedSeqs }
+        let received = server.receivedSeqs.withLock { $0 }
         #expect(received.count == 5)
         #expect(Set(received).count == 3)
-        #expect(server.state.withLock { $0.counter } == 3)
-        #expect(server.rows(of: "note", account: "alice").first { $0["id"] == .text("a") }?["title"] == .text("x2"))
+        #expect(try server.latestVersion() == 3)
+        #expect(try server.rows(of: "note", account: "alice").first { $0["id"] == .text("a") }?["title"] == .text("x2"))
     }
 
     @Test("an upload retried after the server dropped its results is a duplicate: it leaves the outbox, no error")
     func retriedUploadWhoseResultsExpiredLeavesTheOutbox() async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable])
+        let server = try InProcessSyncServer(tables: [noteTable])
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         let laptop = try Device(.file, in: directory, name: "laptop", server: server)
         _ = try await phone.client.sync()
@@ -202,13 +202,13 @@ struct SyncClientTests {
         phone.transport.failOnce("post-data", .after)
         await #expect(throws: SyncError.self) { _ = try await phone.client.sync() }
         #expect(try phone.outboxCount() == 1)
-        server.expireResults()
+        try server.expireResults()
         let retry = try await phone.client.sync()
         #expect(retry.rejected.isEmpty)
         #expect(retry.conflicts.isEmpty)
         #expect(try phone.outboxCount() == 0, "the duplicate left the outbox")
         #expect(try phone.titles()["a"] == "x")
-        #expect(server.state.withLock { $0.counter } == 1, "applied once")
+        #expect(try server.latestVersion() == 1, "applied once")
         _ = try await laptop.client.sync()
         #expect(try laptop.titles()["a"] == "x")
         // The next local change is based on the version fetch-data brought, not a conflict.
@@ -216,13 +216,13 @@ struct SyncClientTests {
         try phone.execute("UPDATE note SET title = 'x2' WHERE id = 'a'")
         let next = try await phone.client.sync()
         #expect(next.conflicts.isEmpty)
-        #expect(server.rows(of: "note", account: "alice").first?["title"] == .text("x2"))
+        #expect(try server.rows(of: "note", account: "alice").first?["title"] == .text("x2"))
     }
 
     @Test("a network error is typed and leaves nothing half-applied")
     func networkErrorIsTyped() async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable])
+        let server = try InProcessSyncServer(tables: [noteTable])
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         let laptop = try Device(.file, in: directory, name: "laptop", server: server, pageSize: 10)
         _ = try await phone.client.sync()
@@ -245,7 +245,7 @@ struct SyncClientTests {
         }
         let titles = try laptop.titles()
         #expect(titles.values.filter { $0 == "v2" }.count == 20)
-        #expect(try laptop.cursor() == server.state.withLock { $0.counter } - 15)
+        #expect(try laptop.cursor() == (try server.latestVersion()) - 15)
         let rest = try await laptop.client.sync()
         #expect(rest.downloaded == 15)
         #expect(try laptop.titles().values.allSatisfy { $0 == "v2" })
@@ -254,7 +254,7 @@ struct SyncClientTests {
     @Test("cancelling the task stops between pages with rows and cursor consistent")
     func cancellationStopsBetweenPages() async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable])
+        let server = try InProcessSyncServer(tables: [noteTable])
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         let laptop = try Device(.file, in: directory, name: "laptop", server: server, pageSize: 10)
         _ = try await phone.client.sync()
@@ -282,7 +282,7 @@ struct SyncClientTests {
     @Test("one sync at a time per client")
     func oneSyncAtATime() async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable])
+        let server = try InProcessSyncServer(tables: [noteTable])
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         let client = phone.client
         let entered = Mutex(false)
@@ -302,13 +302,15 @@ struct SyncClientTests {
     @Test("a mutation the server rejects leaves the outbox and is reported with the server's message")
     func rejectedMutationIsReported() async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable])
+        let server = try InProcessSyncServer(tables: [noteTable])
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         _ = try await phone.client.sync()
-        // The server now requires a body (same definition, stricter validation).
-        server.replaceTable(
-            FakeSyncServer.Table(
-                name: "note", schema: noteTable.schema, primaryKey: ["id"], notNull: ["title", "body"]))
+        // The server now requires a body: its definition changed without a new struct_version,
+        // so the phone keeps its own and uploads a row the server refuses.
+        try server.replaceTable(
+            InProcessSyncServer.Table(
+                name: "note",
+                schema: "CREATE TABLE note(id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL, body TEXT NOT NULL)"))
         try phone.insertNote("a", "no body")
         try phone.insertNote("b", "with body", body: "text")
         let report = try await phone.client.sync()
@@ -323,7 +325,7 @@ struct SyncClientTests {
     @Test("progress reports tables and rows")
     func progressIsReported() async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable, countryTable])
+        let server = try InProcessSyncServer(tables: [noteTable, countryTable])
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         let seen = Mutex<[SyncProgress]>([])
         _ = try await phone.client.sync { progress in seen.withLock { $0.append(progress) } }

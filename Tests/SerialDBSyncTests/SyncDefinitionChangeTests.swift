@@ -10,8 +10,8 @@ import Testing
 /// dropped columns, renamed tables and columns, tables removed from its configuration.
 @Suite("Definition changes from the server")
 struct SyncDefinitionChangeTests {
-    static let item = FakeSyncServer.Table(
-        name: "item", schema: "CREATE TABLE item(id INTEGER PRIMARY KEY, label TEXT)", primaryKey: ["id"])
+    static let item = InProcessSyncServer.Table(
+        name: "item", schema: "CREATE TABLE item(id INTEGER PRIMARY KEY, label TEXT)")
 
     private func columns(_ device: Device, _ table: String) async throws -> [String] {
         try await device.queue.read { db in
@@ -22,7 +22,7 @@ struct SyncDefinitionChangeTests {
     @Test("a column the server dropped is dropped here too, and unsent values it held are listed")
     func aDroppedColumnIsDroppedAndItsUnsentValuesListed() async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable])
+        let server = try InProcessSyncServer(tables: [noteTable])
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         _ = try await phone.client.sync()
         try phone.insertNote("a", "uploaded", body: "went up")
@@ -32,7 +32,7 @@ struct SyncDefinitionChangeTests {
         var dropped = noteTable
         dropped.structVersion = 2
         dropped.schema = "CREATE TABLE note(id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL)"
-        server.replaceTable(dropped)
+        try server.replaceTable(dropped)
         let report = try await phone.client.sync()
         let change = try #require(report.schemaChanges.first)
         #expect(change.isApplied)
@@ -52,7 +52,7 @@ struct SyncDefinitionChangeTests {
     @Test("a table and a column the server renamed are renamed here with their rows and unsent edits")
     func aRenamedTableKeepsItsRowsAndUnsentEdits() async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable])
+        let server = try InProcessSyncServer(tables: [noteTable])
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         let laptop = try Device(.file, in: directory, name: "laptop", server: server)
         _ = try await phone.client.sync()
@@ -66,11 +66,11 @@ struct SyncDefinitionChangeTests {
         await #expect(throws: SyncError.self) { _ = try await laptop.client.sync() }
         // And one never sent.
         try laptop.execute("UPDATE note SET title = 'laptop edit 2' WHERE id = 'a'")
-        let memo = FakeSyncServer.Table(
+        let memo = InProcessSyncServer.Table(
             name: "memo", structVersion: 2,
             schema: "CREATE TABLE memo(id TEXT PRIMARY KEY NOT NULL, heading TEXT NOT NULL, body TEXT)",
-            primaryKey: ["id"], notNull: ["heading"], renamedFrom: "note", renamedColumns: ["heading": "title"])
-        server.renameTable("note", to: memo)
+            renamedFrom: "note", renamedColumns: ["heading": "title"])
+        try server.renameTable("note", to: memo)
         let report = try await laptop.client.sync()
         let change = try #require(report.schemaChanges.first)
         #expect(change.table == "memo" && change.fromStructVersion == 1 && change.isApplied)
@@ -88,7 +88,7 @@ struct SyncDefinitionChangeTests {
         #expect(tables == ["memo"])
         #expect(headings == ["laptop edit 2", "title b"])
         #expect(versions == ["memo"])
-        let onServer = server.rows(of: "memo", account: "alice").sorted { "\($0["id"]!)" < "\($1["id"]!)" }
+        let onServer = try server.rows(of: "memo", account: "alice").sorted { "\($0["id"]!)" < "\($1["id"]!)" }
         #expect(onServer.map { $0["heading"] } == [.text("laptop edit 2"), .text("title b")])
         #expect(onServer.map { $0["body"] } == [.null, .text("lost answer")])
         // The phone follows, and both keep syncing under the new name.
@@ -107,14 +107,14 @@ struct SyncDefinitionChangeTests {
     @Test("a table the server no longer serves stops syncing: its rows stay, its unsent changes are reported")
     func aRemovedTableStopsSyncing() async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable, Self.item])
+        let server = try InProcessSyncServer(tables: [noteTable, Self.item])
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         _ = try await phone.client.sync()
         try phone.execute("INSERT INTO item(id, label) VALUES (1, 'synced')")
         _ = try await phone.client.sync()
         try phone.execute("INSERT INTO item(id, label) VALUES (2, 'unsent')")
         try phone.insertNote("n", "a note")
-        server.removeTable("item")
+        try server.removeTable("item")
         let report = try await phone.client.sync()
         #expect(report.unsyncedTables == ["item"])
         #expect(report.uploaded == 1)

@@ -30,9 +30,9 @@ struct SyncKeyTests {
     func triggersAndSwiftAgree() async throws {
         let directory = try TemporaryDirectory()
         // No declared type: the key column keeps every value as it was given.
-        let table = FakeSyncServer.Table(
-            name: "anything", schema: "CREATE TABLE anything(k PRIMARY KEY, v TEXT)", primaryKey: ["k"])
-        let device = try Device(.file, in: directory, name: "phone", server: FakeSyncServer(tables: [table]))
+        let table = InProcessSyncServer.Table(
+            name: "anything", schema: "CREATE TABLE anything(k PRIMARY KEY, v TEXT)")
+        let device = try Device(.file, in: directory, name: "phone", server: try InProcessSyncServer(tables: [table]))
         _ = try await device.client.sync()
         // NULL is not a key here, and -0.0 is the same key as 0 to SQLite's index.
         let values = Self.oddValues.filter { $0 != .null && $0 != .real(-0.0) }
@@ -50,7 +50,7 @@ struct SyncKeyTests {
     @Test("keys that differ only after a NUL byte stay two rows, and an edit of one uploads that one")
     func keysWithNulAreExact() async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable])
+        let server = try InProcessSyncServer(tables: [noteTable])
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         let laptop = try Device(.file, in: directory, name: "laptop", server: server)
         _ = try await phone.client.sync()
@@ -65,7 +65,7 @@ struct SyncKeyTests {
         let edit = try await laptop.client.sync()
         #expect(edit.uploaded == 1 && edit.conflicts.isEmpty && edit.rejected.isEmpty)
         #expect(try laptop.outboxCount() == 0)
-        let onServer = server.rows(of: "note", account: "alice").first { $0["id"] == .text("k\u{0}z") }
+        let onServer = try server.rows(of: "note", account: "alice").first { $0["id"] == .text("k\u{0}z") }
         #expect(onServer?["title"] == .text("edited"))
         _ = try await phone.client.sync()
         #expect(try phone.titles() == ["k": "plain", "k\u{0}z": "edited"])
@@ -78,7 +78,7 @@ struct SyncKeyTests {
     @Test("a database synced with the keys of before is rewritten once, its triggers too, and syncs on")
     func legacyKeysAreMigrated() async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable])
+        let server = try InProcessSyncServer(tables: [noteTable])
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         _ = try await phone.client.sync()
         try phone.insertNote("a'1", "synced")

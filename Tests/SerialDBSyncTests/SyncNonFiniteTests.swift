@@ -9,13 +9,13 @@ import Testing
 /// An infinite REAL has no JSON form: the row is reported as rejected, the rest of the sync goes on.
 @Suite("Infinite REAL values")
 struct SyncNonFiniteTests {
-    static let reading = FakeSyncServer.Table(
-        name: "reading", schema: "CREATE TABLE reading(id TEXT PRIMARY KEY NOT NULL, r REAL)", primaryKey: ["id"])
+    static let reading = InProcessSyncServer.Table(
+        name: "reading", schema: "CREATE TABLE reading(id TEXT PRIMARY KEY NOT NULL, r REAL)")
 
     @Test("a row holding an infinity is rejected in the report while the other rows go up and down")
     func anInfiniteRowIsRejectedAndTheRestSyncs() async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [Self.reading, noteTable])
+        let server = try InProcessSyncServer(tables: [Self.reading, noteTable])
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         let laptop = try Device(.file, in: directory, name: "laptop", server: server)
         _ = try await phone.client.sync()
@@ -36,7 +36,7 @@ struct SyncNonFiniteTests {
             #expect(rejection.message.contains("inf"))
         }
         #expect(try phone.outboxCount() == 0)
-        #expect(server.rows(of: "reading", account: "alice").count == 2)
+        #expect(try server.rows(of: "reading", account: "alice").count == 2)
         // The local row is untouched; once finite it goes up with the next sync.
         let kept = try await phone.queue.read { db in
             try db.fetchOne(Double.self, sql: "SELECT r FROM reading WHERE id = 'up'")
@@ -50,7 +50,7 @@ struct SyncNonFiniteTests {
     @Test("more infinite rows than a page never hold up the finite ones behind them")
     func manyInfiniteRowsDoNotBlock() async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [Self.reading])
+        let server = try InProcessSyncServer(tables: [Self.reading])
         let phone = try Device(.file, in: directory, name: "phone", server: server, pageSize: 3)
         _ = try await phone.client.sync()
         try await phone.queue.write { db in

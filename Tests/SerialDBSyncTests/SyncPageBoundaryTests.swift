@@ -21,7 +21,7 @@ struct SyncPageBoundaryTests {
     @Test("a page that fails to apply leaves the cursor on the pages before it, and the next sync gets it")
     func aFailedPageLeavesTheCursorBehindIt() async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable])
+        let server = try InProcessSyncServer(tables: [noteTable])
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         let laptop = try Device(.file, in: directory, name: "laptop", server: server, pageSize: 10)
         _ = try await phone.client.sync()
@@ -93,7 +93,7 @@ struct SyncPageBoundaryTests {
     @Test("a refetch after a definition change leaves rows with unsent edits or deletes alone")
     func aRefetchKeepsUnsentChanges() async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable])
+        let server = try InProcessSyncServer(tables: [noteTable])
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         let laptop = try Device(.file, in: directory, name: "laptop", server: server)
         _ = try await phone.client.sync()
@@ -105,7 +105,7 @@ struct SyncPageBoundaryTests {
         var changed = noteTable
         changed.structVersion = 2
         changed.schema = "CREATE TABLE note(id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL, body TEXT, n INTEGER)"
-        server.replaceTable(changed)
+        try server.replaceTable(changed)
         // After the upload, before the refetch from 0 (the first fetch-data): the edits are unsent
         // while the rows arrive.
         let queue = laptop.queue
@@ -126,7 +126,7 @@ struct SyncPageBoundaryTests {
     @Test("a resync spares a row whose unsent edit the server no longer has the row for")
     func aResyncSparesAnUnsentEditOfAPurgedRow() async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable])
+        let server = try InProcessSyncServer(tables: [noteTable])
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         let laptop = try Device(.file, in: directory, name: "laptop", server: server)
         _ = try await phone.client.sync()
@@ -135,7 +135,7 @@ struct SyncPageBoundaryTests {
         _ = try await laptop.client.sync()
         try phone.execute("DELETE FROM note WHERE id IN ('x', 'y')")
         _ = try await phone.client.sync()
-        server.purgeTombstones(of: "note", through: server.state.withLock { $0.counter })
+        try server.purgeTombstones(through: try server.latestVersion())
         let queue = laptop.queue
         laptop.transport.once("fetch-data") {
             try await queue.write { db in try db.execute(sql: "UPDATE note SET title = 'kept' WHERE id = 'x'") }
@@ -144,6 +144,6 @@ struct SyncPageBoundaryTests {
         #expect(try laptop.titles() == ["x": "kept", "z": "original"])
         #expect(try laptop.outboxCount() == 1)
         #expect(try await laptop.client.sync().uploaded == 1)
-        #expect(Set(server.rows(of: "note", account: "alice").map { $0["id"] }) == [.text("x"), .text("z")])
+        #expect(Set(try server.rows(of: "note", account: "alice").map { $0["id"] }) == [.text("x"), .text("z")])
     }
 }

@@ -12,7 +12,7 @@ struct SyncResyncTests {
     @Test("a resync fetches from 0 and deletes local rows the server no longer has, except unsent ones")
     func resyncDeletesVanishedRows() async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable])
+        let server = try InProcessSyncServer(tables: [noteTable])
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         let laptop = try Device(.file, in: directory, name: "laptop", server: server, pageSize: 2)
         _ = try await phone.client.sync()
@@ -23,7 +23,7 @@ struct SyncResyncTests {
         try phone.execute("DELETE FROM note WHERE id IN ('a', 'b')")
         try phone.execute("UPDATE note SET title = 'C' WHERE id = 'c'")
         _ = try await phone.client.sync()
-        server.purgeTombstones(of: "note", through: server.state.withLock { $0.counter })
+        try server.purgeTombstones(through: try server.latestVersion())
         // An unsent local row the server never had must survive the resync.
         let queue = laptop.queue
         laptop.transport.once("fetch-data") {
@@ -38,13 +38,13 @@ struct SyncResyncTests {
         }
         #expect(leftovers == 0)
         _ = try await laptop.client.sync()
-        #expect(server.rows(of: "note", account: "alice").count == 4)
+        #expect(try server.rows(of: "note", account: "alice").count == 4)
     }
 
     @Test("a resync interrupted between pages resumes and still deletes what it should")
     func interruptedResyncResumes() async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable])
+        let server = try InProcessSyncServer(tables: [noteTable])
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         let laptop = try Device(.file, in: directory, name: "laptop", server: server, pageSize: 2)
         _ = try await phone.client.sync()
@@ -55,7 +55,7 @@ struct SyncResyncTests {
         try phone.execute("DELETE FROM note WHERE id = 'a'")
         try phone.execute("UPDATE note SET title = 'F' WHERE id = 'f'")
         _ = try await phone.client.sync()
-        server.purgeTombstones(of: "note", through: server.state.withLock { $0.counter })
+        try server.purgeTombstones(through: try server.latestVersion())
         // The first fetch answers "resync"; the fetch from 0 fails.
         laptop.transport.once("fetch-data") {}
         laptop.transport.failOnce("fetch-data")
@@ -69,14 +69,18 @@ struct SyncResyncTests {
     @Test("a resync the server's pages cannot finish fails with a typed error instead of looping")
     func endlessResyncFails() async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable])
+        let server = try InProcessSyncServer(tables: [noteTable])
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         _ = try await phone.client.sync()
         for id in ["a", "b", "c", "d", "e"] { try phone.insertNote(id, id) }
         _ = try await phone.client.sync()
-        // Pages of 2 and a floor above every version: each page cursor is below the floor.
-        server.state.withLock { $0.pageCap = 2 }
-        server.purgeTombstones(of: "note", through: 1000)
+        // Pages of 2 and a floor above every version: each page cursor is below the floor, and
+        // a server that predates "resyncing" sends every page after the first back to 0.
+        server.bends.withLock { bends in
+            bends.pageCap = 2
+            bends.ignoresResyncing = true
+        }
+        try server.purgeTombstones(through: 1000)
         let laptop = try Device(.file, in: directory, name: "laptop", server: server)
         let client = laptop.client
         let outcome = Mutex<Result<SyncReport, any Error>?>(nil)
@@ -129,8 +133,8 @@ struct SyncResyncTests {
 
     private func resyncBelowAFloor(changesBelowTheFloor: Int, honorsResyncing: Bool) async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable])
-        server.state.withLock { $0.honorsResyncing = honorsResyncing }
+        let server = try InProcessSyncServer(tables: [noteTable])
+        server.bends.withLock { $0.ignoresResyncing = !honorsResyncing }
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         let laptop = try Device(.file, in: directory, name: "laptop", server: server)
         _ = try await phone.client.sync()
@@ -146,7 +150,7 @@ struct SyncResyncTests {
         _ = try await phone.client.sync()
         // Versions 1...5001; the laptop's cursor 1 is below the floor, so it resyncs in pages
         // of 5000, whose first ends at version 5000.
-        server.purgeTombstones(of: "note", through: Int64(changesBelowTheFloor) + 1)
+        try server.purgeTombstones(through: Int64(changesBelowTheFloor) + 1)
         if changesBelowTheFloor < 5000 || honorsResyncing {
             _ = try await laptop.client.sync()
             #expect(try laptop.titles().count == 5001)
@@ -160,12 +164,12 @@ struct SyncResyncTests {
     @Test("BLOB, integer and composite keys sync, update and delete by their canonical form")
     func blobAndCompositeKeys() async throws {
         let directory = try TemporaryDirectory()
-        let table = FakeSyncServer.Table(
+        let table = InProcessSyncServer.Table(
             name: "cell",
             schema:
-                "CREATE TABLE cell(sheet BLOB NOT NULL, n INTEGER NOT NULL, label TEXT, value REAL, PRIMARY KEY(sheet, n))",
-            primaryKey: ["sheet", "n"])
-        let server = FakeSyncServer(tables: [table])
+                "CREATE TABLE cell(sheet BLOB NOT NULL, n INTEGER NOT NULL, label TEXT, value REAL, PRIMARY KEY(sheet, n))"
+        )
+        let server = try InProcessSyncServer(tables: [table])
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         let laptop = try Device(.memory, in: directory, name: "laptop", server: server)
         _ = try await phone.client.sync()

@@ -1,5 +1,6 @@
 import Foundation
 import SerialDB
+import SerialDBSyncServer
 import SerialDBTestSupport
 import Testing
 
@@ -14,7 +15,7 @@ struct SyncSchemaTests {
         let directory = try TemporaryDirectory()
         var table = noteTable
         table.schema += "; CREATE INDEX note_title ON note(title)"
-        let server = FakeSyncServer(tables: [table, countryTable])
+        let server = try InProcessSyncServer(tables: [table, countryTable])
         let phone = try Device(kind, in: directory, name: "phone", server: server)
         let report = try await phone.client.sync()
         #expect(report.schemaChanges.map(\.table).sorted() == ["country", "note"])
@@ -40,7 +41,7 @@ struct SyncSchemaTests {
     @Test("a changed definition is applied as a rebuild that keeps rows, unsent changes and the triggers")
     func changedDefinitionRebuildsAndKeepsRows() async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable])
+        let server = try InProcessSyncServer(tables: [noteTable])
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         _ = try await phone.client.sync()
         for index in 0..<20 { try phone.insertNote("n\(index)", "title \(index)") }
@@ -54,7 +55,7 @@ struct SyncSchemaTests {
                 pinned INTEGER NOT NULL DEFAULT 0);
             CREATE INDEX note_pinned ON note(pinned)
             """
-        server.replaceTable(changed)
+        try server.replaceTable(changed)
         let report = try await phone.client.sync()
         let change = try #require(report.schemaChanges.first)
         #expect(change.fromStructVersion == 1 && change.toStructVersion == 2)
@@ -70,13 +71,14 @@ struct SyncSchemaTests {
         try phone.execute("UPDATE note SET pinned = 1 WHERE id = 'n1'")
         #expect(try phone.outboxCount() == 1)
         _ = try await phone.client.sync()
-        #expect(server.rows(of: "note", account: "alice").first { $0["id"] == .text("n1") }?["pinned"] == .integer(1))
+        #expect(
+            try server.rows(of: "note", account: "alice").first { $0["id"] == .text("n1") }?["pinned"] == .integer(1))
     }
 
     @Test("a table fetched again after its definition changed gets every row from 0")
     func changedDefinitionRefetchesFromZero() async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable])
+        let server = try InProcessSyncServer(tables: [noteTable])
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         let laptop = try Device(.file, in: directory, name: "laptop", server: server)
         _ = try await phone.client.sync()
@@ -87,7 +89,7 @@ struct SyncSchemaTests {
         var changed = noteTable
         changed.structVersion = 2
         changed.schema = "CREATE TABLE note(id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL, body TEXT, tag TEXT)"
-        server.replaceTable(changed)
+        try server.replaceTable(changed)
         let before = laptop.transport.calls.withLock { $0.count }
         _ = try await laptop.client.sync()
         let requests = laptop.transport.calls.withLock { Array($0[before...]) }
@@ -98,7 +100,7 @@ struct SyncSchemaTests {
     @Test("a change the local rows do not fit is refused, reported, and changes nothing")
     func unfitChangeIsRefused() async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable])
+        let server = try InProcessSyncServer(tables: [noteTable])
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         _ = try await phone.client.sync()
         try phone.insertNote("a", "keep me", body: "precious")
@@ -107,11 +109,15 @@ struct SyncSchemaTests {
         unfit.structVersion = 2
         unfit.schema =
             "CREATE TABLE note(id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL, body TEXT, n INTEGER NOT NULL)"
-        server.replaceTable(unfit)
+        // The server refuses a definition its own stored rows do not fit, so the phone meets
+        // it at a server whose store does not hold its row (a new deployment).
+        #expect(throws: SyncServerError.self) { try server.replaceTable(unfit) }
+        let moved = try InProcessSyncServer(tables: [unfit])
+        let client = try SyncClient(queue: phone.queue, transport: moved.transport(token: "t-alice"))
         let schemaBefore = try await phone.queue.read { db in
             try db.fetchAll(String.self, sql: "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name")
         }
-        let report = try await phone.client.sync()
+        let report = try await client.sync()
         let change = try #require(report.schemaChanges.first)
         #expect(!change.isApplied)
         #expect(change.refusals.joined().contains("note.n"))

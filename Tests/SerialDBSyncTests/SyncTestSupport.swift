@@ -3,22 +3,21 @@ import SerialDB
 import SerialDBSync
 import SerialDBTestSupport
 
-/// The note table of the design document, and a global one.
-let noteTable = FakeSyncServer.Table(
-    name: "note", schema: "CREATE TABLE note(id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL, body TEXT)",
-    primaryKey: ["id"], notNull: ["title"])
-let countryTable = FakeSyncServer.Table(
-    name: "country", scope: "global",
-    schema: "CREATE TABLE country(code TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL)", primaryKey: ["code"])
+/// The note table of the protocol's examples, and a global one.
+let noteTable = InProcessSyncServer.Table(
+    name: "note", schema: "CREATE TABLE note(id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL, body TEXT)")
+let countryTable = InProcessSyncServer.Table(
+    name: "country", scope: .global,
+    schema: "CREATE TABLE country(code TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL)")
 
 /// One device: a database (file or memory) with a sync client on a transport.
 struct Device {
     let queue: DatabaseQueue
     let client: SyncClient
-    let transport: FakeTransport
+    let transport: InProcessTransport
 
     init(
-        _ kind: DatabaseKind, in directory: TemporaryDirectory, name: String, server: FakeSyncServer,
+        _ kind: DatabaseKind, in directory: TemporaryDirectory, name: String, server: InProcessSyncServer,
         token: String = "t-alice", resolver: (@Sendable (SyncConflict) -> SyncConflictResolution)? = nil,
         pageSize: Int = 500
     ) throws {

@@ -1,6 +1,8 @@
+import SerialDBSyncWire
+
 /// Which call of the protocol a request was, as the metrics, the status page and the JSON log
 /// name it: its path, whatever its method; `other` for a path that is no call.
-public enum SyncCall: String, Sendable, CaseIterable {
+public enum SyncRequestCall: String, Sendable, CaseIterable {
     /// `/v1/check-update`.
     case checkUpdate = "check-update"
     /// `/v1/fetch-schema`.
@@ -14,12 +16,12 @@ public enum SyncCall: String, Sendable, CaseIterable {
 
     /// The call at `path` (`/v1/post-data`), `other` when there is none.
     public init(path: String) {
-        switch path {
-        case "/v1/check-update": self = .checkUpdate
-        case "/v1/fetch-schema": self = .fetchSchema
-        case "/v1/fetch-data": self = .fetchData
-        case "/v1/post-data": self = .postData
-        default: self = .other
+        switch SyncCall(path: path) {
+        case .checkUpdate: self = .checkUpdate
+        case .fetchSchema: self = .fetchSchema
+        case .fetchData: self = .fetchData
+        case .postData: self = .postData
+        case nil: self = .other
         }
     }
 

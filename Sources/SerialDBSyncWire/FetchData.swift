@@ -1,11 +1,11 @@
 /// `POST /v1/fetch-data`: one page of the changes of a table after a version.
-public struct FetchDataRequest: Sendable, Codable, Equatable {
+public struct FetchDataRequest: Sendable, Equatable, WireCodable {
     /// The table's name.
     public var table: String
     /// The cursor: changes with a higher version are returned.
     public var since: Int64
-    /// The most changes wanted in the page (the server caps it at 5000). A page also stops
-    /// before it would pass 4 MiB of JSON, so it may hold fewer (but at least one) with
+    /// The most changes wanted in the page (the server caps it at ``SyncLimits/maximumPageSize``). A page also stops
+    /// before it would pass ``SyncLimits/maximumPageBytes`` of JSON, so it may hold fewer (but at least one) with
     /// ``FetchDataResponse/hasMore`` set.
     public var limit: Int
     /// The page belongs to a resync (`"resyncing": true`, sent only when true): the server
@@ -20,27 +20,10 @@ public struct FetchDataRequest: Sendable, Codable, Equatable {
         self.limit = limit
         self.resyncing = resyncing
     }
-
-    enum CodingKeys: String, CodingKey {
-        case table
-        case since
-        case limit
-        case resyncing
-    }
-
-    /// Reads a request; `resyncing` is optional.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(
-            table: try container.decode(String.self, forKey: .table),
-            since: try container.decode(Int64.self, forKey: .since),
-            limit: try container.decode(Int.self, forKey: .limit),
-            resyncing: try container.decodeIfPresent(Bool.self, forKey: .resyncing) ?? false)
-    }
 }
 
 /// One changed row: its latest state, or a tombstone.
-public struct SyncChange: Sendable, Codable, Equatable {
+public struct SyncChange: Sendable, Equatable, WireCodable {
     /// The server version of this change.
     public var version: Int64
     /// Whether the row was deleted; `row` then holds only the key.
@@ -57,7 +40,7 @@ public struct SyncChange: Sendable, Codable, Equatable {
 }
 
 /// The answer to ``FetchDataRequest``.
-public struct FetchDataResponse: Sendable, Codable, Equatable {
+public struct FetchDataResponse: Sendable, Equatable, WireCodable {
     /// The table's name.
     public var table: String
     /// Changes in ascending version order, each key at most once.
@@ -70,21 +53,17 @@ public struct FetchDataResponse: Sendable, Codable, Equatable {
     /// The cursor is below the tombstone purge floor: fetch again from 0 and treat local rows
     /// absent from the result as deleted.
     public var resync: Bool
+    /// The table's tombstone purge floor: 0 until a purge (0 too from a server that does not
+    /// send it).
+    public var floor: Int64
 
     /// Creates a response.
-    public init(table: String, changes: [SyncChange], version: Int64, hasMore: Bool, resync: Bool) {
+    public init(table: String, changes: [SyncChange], version: Int64, hasMore: Bool, resync: Bool, floor: Int64 = 0) {
         self.table = table
         self.changes = changes
         self.version = version
         self.hasMore = hasMore
         self.resync = resync
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case table
-        case changes
-        case version
-        case hasMore = "has_more"
-        case resync
+        self.floor = floor
     }
 }

@@ -1,7 +1,7 @@
 /// `POST /v1/check-update`: the tables the client has, with their versions.
-public struct CheckUpdateRequest: Sendable, Codable, Equatable {
+public struct CheckUpdateRequest: Sendable, Equatable, WireCodable {
     /// One table the client syncs and where it stands.
-    public struct Table: Sendable, Codable, Equatable {
+    public struct Table: Sendable, Equatable, WireCodable {
         /// The table's name.
         public var table: String
         /// The definition the client has (`TableVersion.StructVersion`).
@@ -16,11 +16,6 @@ public struct CheckUpdateRequest: Sendable, Codable, Equatable {
             self.version = version
         }
 
-        enum CodingKeys: String, CodingKey {
-            case table
-            case structVersion = "struct_version"
-            case version
-        }
     }
 
     /// The tables listed in `TableVersion`.
@@ -33,9 +28,9 @@ public struct CheckUpdateRequest: Sendable, Codable, Equatable {
 }
 
 /// The answer to ``CheckUpdateRequest``: every table the server syncs.
-public struct CheckUpdateResponse: Sendable, Codable, Equatable {
+public struct CheckUpdateResponse: Sendable, Equatable, WireCodable {
     /// One table of the server and what changed for this client.
-    public struct Table: Sendable, Codable, Equatable {
+    public struct Table: Sendable, Equatable, WireCodable {
         /// The table's name.
         public var table: String
         /// `account` (each account its own rows) or `global` (read by all, written by none).
@@ -48,13 +43,17 @@ public struct CheckUpdateResponse: Sendable, Codable, Equatable {
         public var version: Int64
         /// The client does not have this definition: fetch it with FetchSchema.
         public var schemaChanged: Bool
-        /// There are rows newer than the client's version: fetch them with FetchData.
+        /// There are rows newer than the client's version, or a purge overtook its cursor:
+        /// fetch them with FetchData.
         public var dataChanged: Bool
+        /// The table's tombstone purge floor: 0 until a purge (0 too from a server that
+        /// does not send it).
+        public var floor: Int64
 
         /// Creates an entry.
         public init(
             table: String, scope: String, owner: String, structVersion: Int64, version: Int64, schemaChanged: Bool,
-            dataChanged: Bool
+            dataChanged: Bool, floor: Int64 = 0
         ) {
             self.table = table
             self.scope = scope
@@ -63,17 +62,9 @@ public struct CheckUpdateResponse: Sendable, Codable, Equatable {
             self.version = version
             self.schemaChanged = schemaChanged
             self.dataChanged = dataChanged
+            self.floor = floor
         }
 
-        enum CodingKeys: String, CodingKey {
-            case table
-            case scope
-            case owner
-            case structVersion = "struct_version"
-            case version
-            case schemaChanged = "schema_changed"
-            case dataChanged = "data_changed"
-        }
     }
 
     /// The account the token belongs to.

@@ -1,5 +1,5 @@
 /// `POST /v1/fetch-schema`: the current definition of one table.
-public struct FetchSchemaRequest: Sendable, Codable, Equatable {
+public struct FetchSchemaRequest: Sendable, Equatable, WireCodable {
     /// The table's name.
     public var table: String
 
@@ -10,7 +10,7 @@ public struct FetchSchemaRequest: Sendable, Codable, Equatable {
 }
 
 /// The answer to ``FetchSchemaRequest``.
-public struct FetchSchemaResponse: Sendable, Codable, Equatable {
+public struct FetchSchemaResponse: Sendable, Equatable, WireCodable {
     /// The table's name.
     public var table: String
     /// The version of this definition.
@@ -33,24 +33,5 @@ public struct FetchSchemaResponse: Sendable, Codable, Equatable {
         self.schema = schema
         self.renamedFrom = renamedFrom
         self.renamedColumns = renamedColumns
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case table
-        case structVersion = "struct_version"
-        case schema
-        case renamedFrom = "renamed_from"
-        case renamedColumns = "renamed_columns"
-    }
-
-    /// Reads the answer; the rename fields are optional.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(
-            table: try container.decode(String.self, forKey: .table),
-            structVersion: try container.decode(Int64.self, forKey: .structVersion),
-            schema: try container.decode(String.self, forKey: .schema),
-            renamedFrom: try container.decodeIfPresent(String.self, forKey: .renamedFrom),
-            renamedColumns: try container.decodeIfPresent([String: String].self, forKey: .renamedColumns) ?? [:])
     }
 }

@@ -1,5 +1,5 @@
 /// One local change to upload.
-public struct SyncMutation: Sendable, Codable, Equatable {
+public struct SyncMutation: Sendable, Equatable, WireCodable {
     /// What the change does.
     public enum Operation: String, Sendable, Codable {
         /// Insert or replace the whole row.
@@ -34,18 +34,10 @@ public struct SyncMutation: Sendable, Codable, Equatable {
         self.baseVersion = baseVersion
     }
 
-    enum CodingKeys: String, CodingKey {
-        case seq
-        case table
-        case op
-        case row
-        case key
-        case baseVersion = "base_version"
-    }
 }
 
 /// `POST /v1/post-data`: a batch of local changes, applied by the server in one transaction.
-public struct PostDataRequest: Sendable, Codable, Equatable {
+public struct PostDataRequest: Sendable, Equatable, WireCodable {
     /// This device's id; with `seq` it makes each mutation idempotent.
     public var clientID: String
     /// The changes, in the order they were made.
@@ -57,14 +49,10 @@ public struct PostDataRequest: Sendable, Codable, Equatable {
         self.mutations = mutations
     }
 
-    enum CodingKeys: String, CodingKey {
-        case clientID = "client_id"
-        case mutations
-    }
 }
 
 /// The server's state of a row, sent back with a conflict.
-public struct SyncCurrentRow: Sendable, Codable, Equatable {
+public struct SyncCurrentRow: Sendable, Equatable, WireCodable {
     /// The row's current version.
     public var version: Int64
     /// Whether the row is deleted on the server.
@@ -81,7 +69,7 @@ public struct SyncCurrentRow: Sendable, Codable, Equatable {
 }
 
 /// What the server did with one mutation.
-public struct SyncMutationResult: Sendable, Codable, Equatable {
+public struct SyncMutationResult: Sendable, Equatable, WireCodable {
     /// `applied`, `conflict`, `rejected` or `duplicate`.
     public enum Status: String, Sendable, Codable {
         /// Stored under ``SyncMutationResult/version``.
@@ -119,7 +107,7 @@ public struct SyncMutationResult: Sendable, Codable, Equatable {
 }
 
 /// The answer to ``PostDataRequest``: one result per mutation.
-public struct PostDataResponse: Sendable, Codable, Equatable {
+public struct PostDataResponse: Sendable, Equatable, WireCodable {
     /// The results, by seq.
     public var results: [SyncMutationResult]
 

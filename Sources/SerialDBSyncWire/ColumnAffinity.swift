@@ -1,16 +1,21 @@
 /// The type affinity SQLite derives from a column's declared type, which decides how a JSON
 /// number or string becomes a column value. See <https://www.sqlite.org/datatype3.html#determination_of_column_affinity>.
-enum ColumnAffinity: Sendable, Equatable {
+public enum ColumnAffinity: Sendable, Equatable {
+    /// INTEGER: the declared type contains `INT`.
     case integer
+    /// TEXT: `CHAR`, `CLOB` or `TEXT`.
     case text
+    /// BLOB (none): `BLOB`, or no declared type.
     case blob
+    /// REAL: `REAL`, `FLOA` or `DOUB`.
     case real
+    /// NUMERIC: any other declared type.
     case numeric
     /// `ANY` in a STRICT table: the value is kept as sent.
     case any
 
     /// The affinity of a declared type, by SQLite's rules in their order.
-    init(declaredType: String, isStrict: Bool) {
+    public init(declaredType: String, isStrict: Bool = false) {
         let type = declaredType.uppercased()
         if isStrict && type == "ANY" {
             self = .any

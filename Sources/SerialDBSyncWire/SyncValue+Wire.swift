@@ -1,10 +1,9 @@
 import Foundation
-import SerialDBSyncWire
 
 extension SyncValue {
     /// Reads the wire form: null, a number (an integer literal stays an integer, any other
     /// number is a double), a string or `{"base64": ...}`; `true` and `false` read as 1 and 0.
-    init(json: JSONValue, context: @autoclosure () -> String) throws {
+    public init(json: JSONValue, context: @autoclosure () -> String) throws(WireFormatError) {
         switch json {
         case .null: self = .null
         case .integer(let integer): self = .integer(integer)
@@ -12,7 +11,7 @@ extension SyncValue {
         case .string(let text): self = .text(text)
         case .bool(let bool): self = .integer(bool ? 1 : 0)
         case .object(let members):
-            guard members.count == 1, let encoded = members["base64"]?.stringValue,
+            guard members.count == 1, let encoded = members[WireName.base64.string]?.stringValue,
                 let data = Data(base64Encoded: encoded)
             else {
                 throw WireFormatError(message: "\(context()) is an object other than {\"base64\": \"...\"}")
@@ -24,7 +23,9 @@ extension SyncValue {
     }
 
     /// A row object of the wire: column name → value.
-    static func row(_ members: [String: JSONValue], context: String) throws -> [String: SyncValue] {
+    public static func row(_ members: [String: JSONValue], context: String) throws(WireFormatError)
+        -> [String: SyncValue]
+    {
         var row: [String: SyncValue] = [:]
         row.reserveCapacity(members.count)
         for (name, value) in members {
@@ -33,22 +34,19 @@ extension SyncValue {
         return row
     }
 
-    /// Writes the wire form.
+    /// Writes the wire form: INTEGER → integer, REAL → number, TEXT → string, NULL → null,
+    /// BLOB → `{"base64": "..."}`.
     ///
-    /// - Throws: ``SyncError/Code/unsupportedTable`` for an infinite double, which JSON cannot
-    ///   carry (SQLite stores NaN as NULL, so only infinities reach here).
-    func write(to writer: inout JSONWriter) throws {
-        if case .real(let real) = self, !real.isFinite {
-            throw SyncError(
-                .unsupportedTable,
-                "A REAL value is \(real), which JSON cannot carry to the server; store a finite number or NULL.")
-        }
-        writer.value(databaseValue)
+    /// - Throws: ``NonFiniteValueError`` for an infinite or NaN double, which JSON cannot carry
+    ///   (SQLite stores NaN as NULL, so only infinities reach here from a database).
+    public func write(to writer: inout JSONWriter) throws(NonFiniteValueError) {
+        if case .real(let real) = self, !real.isFinite { throw NonFiniteValueError(value: real) }
+        writer.value(self)
     }
 
     /// Writes a row object, its columns in name order (so that a stored mutation and its
     /// retry are byte for byte the same).
-    static func write(row: [String: SyncValue], to writer: inout JSONWriter) throws {
+    public static func write(row: [String: SyncValue], to writer: inout JSONWriter) throws(NonFiniteValueError) {
         writer.raw("{")
         for (index, name) in row.keys.sorted().enumerated() {
             if index > 0 { writer.raw(",") }

@@ -2,8 +2,6 @@ import Foundation
 import SerialDBSyncWire
 import Testing
 
-@testable import SerialDBSync
-
 /// The client's messages through the protocol's own JSON writer and parser: the wire encoding of
 /// every value type, mutations kept by earlier releases (JSONEncoder) still readable, and answers
 /// of the wrong shape refused with the field named.
@@ -57,8 +55,8 @@ struct WireCodingTests {
     func infinityIsRefused() throws {
         let mutation = SyncMutation(
             seq: 1, table: "note", op: .upsert, row: ["x": .real(.infinity)], key: nil, baseVersion: 0)
-        let error = #expect(throws: SyncError.self) { _ = try written { try mutation.write(to: &$0) } }
-        #expect(error?.message.contains("finite") == true)
+        let error = #expect(throws: NonFiniteValueError.self) { _ = try written { try mutation.write(to: &$0) } }
+        #expect(error?.description.contains("finite") == true)
     }
 
     @Test("a fetch-data answer reads booleans as 0 and 1 and blobs from base64")
@@ -89,7 +87,7 @@ struct WireCodingTests {
                 "\"b\""
             ),
             (#"{"table": "note", "changes": [], "version": 1, "has_more": false}"#, "\"resync\""),
-            (#"["not", "an", "object"]"#, "not an object"),
+            (#"["not", "an", "object"]"#, "must be a JSON object"),
         ])
     func wrongShapesAreRefused(text: String, named field: String) throws {
         let error = #expect(throws: WireFormatError.self) {

@@ -1,0 +1,114 @@
+import Foundation
+import SerialDBSync
+import SerialDBSyncServer
+import Synchronization
+
+/// One account's way to an ``InProcessSyncServer``: each call encoded by the protocol module,
+/// answered by the real service, decoded back, with an HTTP error turned into the
+/// ``SyncError`` ``HTTPSyncTransport`` throws. Hooks run before (or after) a call to simulate a
+/// network failure, a lost answer, a cancelled task or a concurrent app write; they never
+/// decide anything the server decides.
+final class InProcessTransport: SyncTransport {
+    enum Moment: Sendable {
+        /// Before the server sees the request.
+        case before
+        /// After the server handled it, before the client sees the answer.
+        case after
+    }
+
+    struct Hook: Sendable {
+        var call: String
+        var moment: Moment
+        var action: @Sendable () async throws -> Void
+    }
+
+    let server: InProcessSyncServer
+    let token: String
+    let hooks = Mutex<[Hook]>([])
+    let calls = Mutex<[String]>([])
+    /// Rewrites the next fetch-data answer before the client sees it (a server of another
+    /// implementation, sending rows of another shape).
+    let rewriteNextPage = Mutex<(@Sendable (FetchDataResponse) -> FetchDataResponse)?>(nil)
+
+    init(server: InProcessSyncServer, token: String) {
+        self.server = server
+        self.token = token
+    }
+
+    /// Runs `action` once, at the next `call` ("check-update", "fetch-schema", "fetch-data",
+    /// "post-data") at `moment`. A throwing action makes the call fail.
+    func once(_ call: String, _ moment: Moment = .before, _ action: @escaping @Sendable () async throws -> Void) {
+        hooks.withLock { $0.append(Hook(call: call, moment: moment, action: action)) }
+    }
+
+    /// A network failure at the next `call`: before the server sees it, or after it answered
+    /// (the answer is lost).
+    func failOnce(_ call: String, _ moment: Moment = .before) {
+        once(call, moment) { throw SyncError(.network, "simulated network failure") }
+    }
+
+    private func run(_ name: String, _ moment: Moment) async throws {
+        let hook = hooks.withLock { hooks -> Hook? in
+            guard let index = hooks.firstIndex(where: { $0.call == name && $0.moment == moment }) else { return nil }
+            return hooks.remove(at: index)
+        }
+        try await hook?.action()
+    }
+
+    private func perform<Request: WireCodable, Response: WireCodable>(_ call: SyncCall, _ request: Request)
+        async throws -> Response
+    {
+        let name = String(call.path.dropFirst(4))  // "/v1/check-update" → "check-update"
+        calls.withLock { $0.append(name) }
+        try await run(name, .before)
+        let answer = server.handle(
+            SyncRequest(
+                method: "POST", path: call.path, authorization: "Bearer " + token, body: Data(try request.jsonBytes())))
+        guard answer.status == 200 else {
+            let body = try? SyncErrorBody(jsonBytes: answer.body)
+            throw SyncError(
+                .server, "The sync server refused \(name): \(body?.message ?? "") (\(body?.code ?? "")).",
+                httpStatus: answer.status, serverCode: body?.code)
+        }
+        let response: Response
+        do {
+            response = try Response(jsonBytes: answer.body)
+        } catch {
+            throw SyncError(.invalidResponse, "The answer to \(name) is not the protocol's JSON.", underlying: error)
+        }
+        try await run(name, .after)
+        return response
+    }
+
+    func checkUpdate(_ request: CheckUpdateRequest) async throws -> CheckUpdateResponse {
+        try await perform(.checkUpdate, request)
+    }
+
+    func fetchSchema(_ request: FetchSchemaRequest) async throws -> FetchSchemaResponse {
+        try await perform(.fetchSchema, request)
+    }
+
+    func fetchData(_ request: FetchDataRequest) async throws -> FetchDataResponse {
+        var request = request
+        let bends = server.bends.withLock { $0 }
+        if let cap = bends.pageCap { request.limit = min(request.limit, cap) }
+        if bends.ignoresResyncing { request.resyncing = false }
+        let page: FetchDataResponse = try await perform(.fetchData, request)
+        guard
+            let rewrite = rewriteNextPage.withLock({ rewrite in
+                defer { rewrite = nil }
+                return rewrite
+            })
+        else {
+            return page
+        }
+        return rewrite(page)
+    }
+
+    func postData(_ request: PostDataRequest) async throws -> PostDataResponse {
+        server.receivedSeqs.withLock { seqs in
+            seqs.append(contentsOf: request.mutations.map { request.clientID + "|" + String($0.seq) })
+        }
+        return try await perform(.postData, request)
+    }
+}
