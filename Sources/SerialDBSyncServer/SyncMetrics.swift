@@ -119,7 +119,7 @@ public struct SyncMetricsSnapshot: Sendable, Equatable {
     public var uptime: TimeInterval
     /// Every (call, status) with requests, by call then status.
     public var requestCounts: [RequestCount]
-    /// One histogram per call, in ``SyncRequestCall/allCases`` order.
+    /// One histogram per call, in the order of `SyncRequestCall.allCases`.
     public var durations: [Histogram]
     /// Mutations answered `applied`.
     public var rowsUploaded: Int
