@@ -59,7 +59,9 @@ final class JWTPublicKey: @unchecked Sendable {
                 OSSL_PARAM_BLD_push_octet_string(builder, serialdb_param_public_key(), bytes.baseAddress, bytes.count)
                     == 1
             else { return .failure(JWTKeyError("OpenSSL does not take its \"x\" and \"y\"")) }
+            // OpenSSL may refuse a point off the curve here already: the same reason either way.
             return Result { () throws(JWTKeyError) in try Self.fromParameters(builder, type: "EC") }
+                .mapError { _ in JWTKeyError("\"x\" and \"y\" are not a point of the P-256 curve") }
         }
         let candidate = try made.get()
         // fromdata does not promise the point is on the curve: a point off it is refused here,
