@@ -5,19 +5,6 @@ import Testing
 
 /// The queue and the pool through the one surface they share: the same generic code runs on both.
 @Suite struct DatabaseWriterTests {
-    enum WriterKind: String, CaseIterable, CustomStringConvertible {
-        case queue
-        case pool
-        var description: String { rawValue }
-
-        func make(in directory: TemporaryDirectory, name: String = "writer.sqlite") throws -> any DatabaseWriter {
-            switch self {
-            case .queue: return try DatabaseQueue(path: directory.path(name))
-            case .pool: return try DatabasePool(path: directory.path(name))
-            }
-        }
-    }
-
     /// Generic over the writer, as an app's data layer is.
     private func addPlayers(_ names: [String], to writer: some DatabaseWriter) throws {
         try writer.write { db in

@@ -47,6 +47,8 @@ final class Serializer: @unchecked Sendable {
     private let dispatchQueue: DispatchQueue
     /// The queue's name, for error messages.
     let label: String
+    /// What the connection's commits changed, for observations.
+    let observations = ObservationHub()
 
     /// The connection handle while open, and the async job (if any) that may be interrupted.
     private struct InterruptTarget {
@@ -140,6 +142,12 @@ final class Serializer: @unchecked Sendable {
         }
     }
 
+    /// Runs `job` with the connection after the work in line, whatever the gate says (the
+    /// connection may be closed): for housekeeping nobody waits for, such as removing hooks.
+    func runLater(_ job: @escaping @Sendable (Database) -> Void) {
+        enqueue { job(self.database) }
+    }
+
     /// Interrupts whatever statement is running now, from any thread.
     func interrupt() {
         interruptTarget.withLock { target in
@@ -177,6 +185,7 @@ final class Serializer: @unchecked Sendable {
     /// Call with `lock` held.
     private func closeConnection() {
         if case .closed = gate { return }
+        observations.connectionWillClose()
         interruptTarget.withLock { $0.connection = nil }
         database.close()
         gate = .closed
@@ -281,9 +290,12 @@ final class Serializer: @unchecked Sendable {
     }
 
     /// Runs `body` with the lock already taken, marked as owned by `thread`; releases the lock.
+    /// Commits the block made are published to observations first: after the commit, never
+    /// inside it, and before any later block (an observation's fetch) can run.
     private func runHoldingLock<T>(_ thread: UInt, _ body: () throws -> T) rethrows -> T {
         owner.store(thread, ordering: .relaxed)
         defer {
+            if observations.hasPendingCommit { observations.publishCommits() }
             owner.store(0, ordering: .relaxed)
             lock.unlock()
         }
