@@ -272,6 +272,11 @@ final class ObservationHub: @unchecked Sendable {
         lock.withLock { state.isChanged }
     }
 
+    /// Whether the observation's consumer is suspended, waiting for a change (for tests).
+    func isWaiting(_ state: ObservationState) -> Bool {
+        lock.withLock { state.waiter != nil }
+    }
+
     /// The observations registered now, and those indexed under `table` (for tests).
     func counts(table: String) -> (registered: Int, indexed: Int) {
         lock.withLock { (registered.count, byTable[table]?.count ?? 0) }

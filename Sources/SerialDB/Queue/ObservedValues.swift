@@ -130,6 +130,11 @@ final class ObservationRun<Value: Sendable> {
         observation.internals.serializer.observations.isChanged(state)
     }
 
+    /// Whether the consumer is suspended, waiting for a change (for tests).
+    var isWaitingForChange: Bool {
+        observation.internals.serializer.observations.isWaiting(state)
+    }
+
     /// Ends the observation: unregisters, and removes the hooks after the last one.
     @discardableResult
     private func finish() -> Value? {

@@ -71,6 +71,9 @@ final class Serializer: @unchecked Sendable {
         database.willClose = { interruptTarget.withLock { $0.connection = nil } }
     }
 
+    /// Jobs in line and not finished (for tests).
+    var pendingJobCount: Int { pendingJobs.load(ordering: .acquiring) }
+
     /// The thread running one of this queue's blocks now, 0 when none.
     var owningThread: UInt { owner.load(ordering: .relaxed) }
 
