@@ -142,11 +142,18 @@ final class ObservationHub: @unchecked Sendable {
         authorizer?.schemaChangePrepared = false
     }
 
-    /// The connection is closing: every observation fetches once more (and learns it is closed).
+    /// The connection is closing: every observation wakes and learns it is closed (a pool's
+    /// readers may still answer for a moment, so the consumer asks the writer).
     func connectionWillClose() {
+        lock.withLock { writerIsClosed = true }
         committedEverything = true
         hasPendingCommit = true
     }
+
+    /// Whether the writer connection closed. Guarded by `lock`.
+    private var writerIsClosed = false
+
+    var isWriterClosed: Bool { lock.withLock { writerIsClosed } }
 
     /// Marks the observations that the commits since the last call concern as changed and wakes
     /// their consumers. Called by the serializer after the block that committed has returned,

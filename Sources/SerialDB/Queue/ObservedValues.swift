@@ -102,6 +102,10 @@ final class ObservationRun<Value: Sendable> {
                 }
             } else {
                 guard await hub.waitForChange(state) else { return finish() }
+                if hub.isWriterClosed {
+                    // Throws the queue's or pool's `closed` error, through its gate.
+                    try await observation.internals.serializer.async { _ in }
+                }
                 hub.fetchWillBegin(state)
             }
             while true {

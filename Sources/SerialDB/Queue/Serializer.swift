@@ -131,7 +131,10 @@ final class Serializer: @unchecked Sendable {
                 guard job.suspend(continuation) else { return }
                 enqueue(unlessAbandoned: { job.isCancelledBeforeStart }) {
                     guard job.start() else { return }
-                    job.finish(Result { try self.performCancellable(job, block) })
+                    let result = Result { try self.performCancellable(job, block) }
+                    // Before the caller resumes: whoever awaited a commit finds it published.
+                    self.publishCommits()
+                    job.finish(result)
                 }
             }
         } onCancel: {
@@ -213,6 +216,7 @@ final class Serializer: @unchecked Sendable {
                 } else {
                     self.gate = .open
                 }
+                self.publishCommits()
                 completion(.success(()))
             } catch {
                 if case .closed = self.gate {} else { self.gate = .migrationFailed(gateError(error)) }
@@ -298,11 +302,17 @@ final class Serializer: @unchecked Sendable {
     private func runHoldingLock<T>(_ thread: UInt, _ body: () throws -> T) rethrows -> T {
         owner.store(thread, ordering: .relaxed)
         defer {
-            if observations.hasPendingCommit { observations.publishCommits() }
+            publishCommits()
             owner.store(0, ordering: .relaxed)
             lock.unlock()
         }
         return try body()
+    }
+
+    /// Tells observations what the blocks that ran committed. Call with `lock` held.
+    @inline(__always)
+    private func publishCommits() {
+        if observations.hasPendingCommit { observations.publishCommits() }
     }
 
     private func closedError() -> SerialDBError {
