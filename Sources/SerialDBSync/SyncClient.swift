@@ -175,7 +175,8 @@ public final class SyncClient: Sendable {
             }
             report.schemaChanges.append(change)
             if change.isApplied {
-                toFetch[table.table] = try await database.read { db in try SyncMetadata.tableState(db, table: table.table)
+                toFetch[table.table] = try await database.read { db in
+                    try SyncMetadata.tableState(db, table: table.table)
                 }
             }
         }
