@@ -5,6 +5,7 @@ enum WorkloadCatalog {
     static func workloads(divisor: Int) -> [Workload] {
         let rows = 100_000 / divisor
         let smallTransactions = 10_000 / divisor
+        let observedCommits = 2_000 / divisor
         let threads = 8
         let perThread = 2_000 / divisor
         let roundTrips = 100_000 / divisor
@@ -22,6 +23,31 @@ enum WorkloadCatalog {
                 expected: .rows(smallTransactions, operations: smallTransactions), target: 1.15,
                 serialDB: { try SerialDBSide.smallTransactions(path: $0, count: smallTransactions) },
                 rawC: { try RawCSide.smallTransactions(path: $0, count: smallTransactions) }),
+            // The same with an observation of another table running: the price of the hooks
+            // (goal: within 5 % of small_txs).
+            Workload(
+                name: "small_txs_observed", operations: smallTransactions,
+                expected: .rows(smallTransactions, operations: smallTransactions), target: nil,
+                serialDB: {
+                    try ObservedWorkloads.smallTransactions(
+                        path: $0, count: smallTransactions, observers: 1, observedTable: "u")
+                },
+                rawC: { try RawCSide.smallTransactions(path: $0, count: smallTransactions) }),
+            // Commit, then wait for the observing consumer to hold the new value (prints p50/p99).
+            Workload(
+                name: "observed_commit_latency", operations: observedCommits,
+                expected: .rows(observedCommits, operations: observedCommits), target: nil,
+                serialDB: { try ObservedWorkloads.commitLatency(path: $0, count: observedCommits) },
+                rawC: { try RawCSide.smallTransactions(path: $0, count: observedCommits) }),
+            // 100 observations of the table written: each commit re-runs the ones ready for a value.
+            Workload(
+                name: "small_txs_100_observers", operations: observedCommits,
+                expected: .rows(observedCommits, operations: observedCommits), target: nil,
+                serialDB: {
+                    try ObservedWorkloads.smallTransactions(
+                        path: $0, count: observedCommits, observers: 100, observedTable: "t")
+                },
+                rawC: { try RawCSide.smallTransactions(path: $0, count: observedCommits) }),
             Workload(
                 name: "fetch_rowdecodable", operations: rows, expected: .rows(rows, operations: rows), target: 1.2,
                 serialDB: { try SerialDBSide.fetchRowDecodable(path: $0, rows: rows) },

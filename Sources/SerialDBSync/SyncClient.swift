@@ -20,8 +20,8 @@ import Synchronization
 /// from there. A request retried after an unanswered one reuses its seqs, so the server
 /// applies it once.
 public final class SyncClient: Sendable {
-    /// The database synced.
-    public let queue: DatabaseQueue
+    /// The database synced: a `DatabaseQueue` or a `DatabasePool`.
+    public let database: any DatabaseWriter
     /// How the server is reached.
     public let transport: any SyncTransport
     /// Settles conflicts: called inside the transaction that applies an upload's results, it
@@ -34,25 +34,39 @@ public final class SyncClient: Sendable {
 
     private let running = Mutex(false)
 
-    /// Prepares `queue` for sync: creates `TableVersion` and SerialDB's side tables when
+    /// Prepares the database behind `queue` for sync; see
+    /// ``init(database:transport:conflictResolver:pageSize:)``.
+    public convenience init(
+        queue: DatabaseQueue, transport: any SyncTransport,
+        conflictResolver: (@Sendable (SyncConflict) -> SyncConflictResolution)? = nil,
+        pageSize: Int = SyncLimits.defaultPageSize
+    ) throws {
+        try self.init(
+            database: queue as any DatabaseWriter, transport: transport, conflictResolver: conflictResolver,
+            pageSize: pageSize)
+    }
+
+    /// Prepares `database` for sync: creates `TableVersion` and SerialDB's side tables when
     /// missing, and puts back the outbox triggers of synced tables if something dropped them.
     ///
+    /// A pool syncs like a queue: the sync's writes run on its writer, its reads on readers.
+    ///
     /// - Parameters:
-    ///   - queue: the app database.
+    ///   - database: the app database, a `DatabaseQueue` or a `DatabasePool`.
     ///   - transport: usually an ``HTTPSyncTransport``.
     ///   - conflictResolver: decides each conflict; `nil` adopts the server's row.
     ///   - pageSize: rows per page and mutations per upload, 1...500.
     /// - Throws: `DatabaseError`, `SerialDBError` (a closed queue).
     public init(
-        queue: DatabaseQueue, transport: any SyncTransport,
+        database: any DatabaseWriter, transport: any SyncTransport,
         conflictResolver: (@Sendable (SyncConflict) -> SyncConflictResolution)? = nil,
         pageSize: Int = SyncLimits.defaultPageSize
     ) throws {
-        self.queue = queue
+        self.database = database
         self.transport = transport
         self.conflictResolver = conflictResolver
         self.pageSize = min(max(pageSize, 1), SyncLimits.defaultPageSize)
-        clientID = try queue.write { db in
+        clientID = try database.write { db in
             let (clientID, migratedKeys) = try SyncMetadata.install(db)
             try Self.restoreTriggers(db, all: migratedKeys)
             return clientID
@@ -108,20 +122,20 @@ public final class SyncClient: Sendable {
         into report: inout SyncReport, state: inout SyncProgress, progress: (@Sendable (SyncProgress) -> Void)?
     ) async throws -> Set<String> {
         var changedTables: Set<String> = []
-        var highWater = try await queue.read { db in try Outbox.highWater(db) }
+        var highWater = try await database.read { db in try Outbox.highWater(db) }
         var extraRounds = 3
         let limit = pageSize
         let resolver = conflictResolver
         while true {
             try Task.checkCancellation()
             let through = highWater
-            let batch = try await queue.write { db in try Outbox.nextBatch(db, limit: limit, through: through) }
+            let batch = try await database.write { db in try Outbox.nextBatch(db, limit: limit, through: through) }
             guard !batch.isEmpty else { return changedTables }
             report.rejected += batch.rejected
             guard !batch.mutations.isEmpty else { continue }
             let mutations = batch.mutations
             let response = try await transport.postData(PostDataRequest(clientID: clientID, mutations: mutations))
-            let settled = try await queue.write { db in
+            let settled = try await database.write { db in
                 try Outbox.settle(db, batch: mutations, results: response.results, resolver: resolver)
             }
             report.uploaded += settled.uploaded
@@ -158,12 +172,13 @@ public final class SyncClient: Sendable {
             let schema = try await transport.fetchSchema(FetchSchemaRequest(table: table.table))
             // A table the server renamed is still listed here under its old name.
             let previous = current ?? schema.renamedFrom.flatMap { old in tables.first { $0.table == old } }
-            let change = try await queue.inDatabase { db in
+            let change = try await database.inDatabase { db in
                 try TableSchemaChange.apply(db, table: table, schema: schema, previous: previous)
             }
             report.schemaChanges.append(change)
             if change.isApplied {
-                toFetch[table.table] = try await queue.read { db in try SyncMetadata.tableState(db, table: table.table)
+                toFetch[table.table] = try await database.read { db in
+                    try SyncMetadata.tableState(db, table: table.table)
                 }
             }
         }
@@ -178,7 +193,7 @@ public final class SyncClient: Sendable {
         async throws
     {
         let served = Set(check.tables.map(\.table))
-        let stopped = try await queue.write { db in
+        let stopped = try await database.write { db in
             var stopped: [(String, [SyncRejection])] = []
             for table in try SyncMetadata.tableStates(db) where !served.contains(table.table) {
                 stopped.append((table.table, try TableSchemaChange.stopSyncing(db, table: table.table)))
@@ -200,7 +215,7 @@ public final class SyncClient: Sendable {
         _ check: CheckUpdateResponse, tables: [String: SyncMetadata.TableState], uploadedTo: Set<String>,
         into report: inout SyncReport, state: inout SyncProgress, progress: (@Sendable (SyncProgress) -> Void)?
     ) async throws {
-        let resyncing = try await queue.read { db in try Download.resyncingTables(db) }
+        let resyncing = try await database.read { db in try Download.resyncingTables(db) }
         state.tablesTotal = check.tables.count
         for table in check.tables {
             try Task.checkCancellation()
@@ -226,7 +241,7 @@ public final class SyncClient: Sendable {
 
     /// CheckUpdate with the tables of `TableVersion`.
     private func checkUpdate() async throws -> ([SyncMetadata.TableState], CheckUpdateResponse) {
-        let tables = try await queue.read { db in try SyncMetadata.tableStates(db) }
+        let tables = try await database.read { db in try SyncMetadata.tableStates(db) }
         let check = try await transport.checkUpdate(
             CheckUpdateRequest(
                 tables: tables.map {
@@ -278,7 +293,7 @@ public final class SyncClient: Sendable {
                             + "or more of its changes lie below the server's tombstone purge floor, so its "
                             + "pages cannot get past it. Purge tombstones less far on the server.")
                 }
-                try await queue.write { db in try Download.startResync(db, table: table) }
+                try await database.write { db in try Download.startResync(db, table: table) }
                 since = 0
                 limit = Self.largestPage
                 refetch = true
@@ -290,7 +305,7 @@ public final class SyncClient: Sendable {
                 throw SyncError(.invalidResponse, "Asked for rows of \(table), the server sent rows of \(page.table).")
             }
             let (isRefetch, isResync) = (refetch, resyncing)
-            downloaded += try await queue.write { db in
+            downloaded += try await database.write { db in
                 try Download.apply(db, page: page, refetch: isRefetch, resyncing: isResync)
             }
             progress?(

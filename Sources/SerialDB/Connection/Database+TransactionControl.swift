@@ -15,28 +15,22 @@ extension Database {
     ///
     /// Installing an authorizer expires the connection's prepared statements (SQLite compiles
     /// them again on their next use, so the authorizer sees them too); removing it does not.
-    /// The connection has no other authorizer: an application that installs its own through
-    /// ``handle`` loses it while such a block runs.
+    /// The refusal is one purpose of the connection's shared ``DatabaseAuthorizer``: an
+    /// application that installs its own authorizer through ``handle`` loses it while such a
+    /// block runs.
     /// See <https://www.sqlite.org/c3ref/set_authorizer.html>.
     ///
     /// - Parameter context: what the block is, for the error: "Migration \"v2\"".
     func refusingTransactionControl<T>(in context: String, _ body: () throws -> T) throws -> T {
         // Nested blocks share the outer refusal, which reports.
-        if transactionControlRefusal != nil { return try body() }
-        let handle = try openHandle()
+        if authorizer.refusal != nil { return try body() }
+        _ = try openHandle()
         let refusal = TransactionControlRefusal()
-        transactionControlRefusal = refusal
-        sqlite3_set_authorizer(
-            handle,
-            { context, action, first, _, _, _ in
-                guard action == SQLITE_TRANSACTION, let context else { return SQLITE_OK }
-                let refusal = Unmanaged<TransactionControlRefusal>.fromOpaque(context).takeUnretainedValue()
-                if refusal.verb == nil { refusal.verb = first.map { String(cString: $0) } ?? "COMMIT" }
-                return SQLITE_DENY
-            }, Unmanaged.passUnretained(refusal).toOpaque())
+        authorizer.refusal = refusal
+        updateAuthorizer()
         let outcome = Result { try body() }
-        sqlite3_set_authorizer(handle, nil, nil)
-        transactionControlRefusal = nil
+        authorizer.refusal = nil
+        updateAuthorizer()
         guard let verb = refusal.verb else { return try outcome.get() }
         var failure: (any Error)?
         if case .failure(let error) = outcome { failure = error }

@@ -55,8 +55,9 @@ public final class Database {
     /// last, so that a scratch connection can be given the same (``addRegistrations(of:)``).
     var registeredFunctions: [DatabaseFunction] = []
     var registeredCollations: [DatabaseCollation] = []
-    /// Set while ``refusingTransactionControl(in:_:)`` runs: what its authorizer refused.
-    var transactionControlRefusal: TransactionControlRefusal?
+    /// The connection's one authorizer, shared by transaction-control refusal, read tracking
+    /// for observations and schema-change watching.
+    let authorizer = DatabaseAuthorizer()
     /// Depth of savepoints opened by `inSavepoint(_:)`, to name them uniquely.
     private var savepointDepth = 0
     // Three hooks that a higher layer sets and this connection calls back: `isCancelled`

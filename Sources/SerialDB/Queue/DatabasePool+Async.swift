@@ -64,6 +64,28 @@ extension DatabasePool {
         }
     }
 
+    /// Async twin of `inDatabase(_:)`: the same as the async `writerDatabase(_:)`.
+    public func inDatabase<T: Sendable>(
+        file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
+        _ block: @escaping @Sendable (Database) throws -> T
+    ) async throws -> T {
+        try await writerDatabase(file: file, line: line, function: function, block)
+    }
+
+    /// Async twin of `inSavepoint(_:)`.
+    public func inSavepoint(
+        file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
+        _ block: @escaping @Sendable (Database) throws -> TransactionCompletion
+    ) async throws {
+        try checkNotReentrant()
+        try await measured(CallSite(file: file, line: line, function: function)) { started in
+            try await writer.async { db in
+                started()
+                try db.inSavepoint(block)
+            }
+        }
+    }
+
     /// Async twin of `inTransaction(_:_:)`.
     public func inTransaction(
         file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,

@@ -28,7 +28,7 @@ import Foundation
 /// Use a queue when one connection is enough (one writer, reads that are short or rare); use a
 /// pool when reads are many or long and must not wait for writes.
 /// See <https://www.sqlite.org/wal.html>.
-public final class DatabasePool: Sendable {
+public final class DatabasePool: DatabaseWriter {
     /// The file path.
     public let path: String
     /// How every connection is opened and set up (`prepareDatabase` runs on each).
@@ -115,6 +115,15 @@ public final class DatabasePool: Sendable {
     }
 
     /// Runs `block` on the writer connection with no transaction, like
+    /// `DatabaseQueue/inDatabase(_:)`; the same as ``writerDatabase(file:line:function:_:)``.
+    public func inDatabase<T>(
+        file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
+        _ block: (Database) throws -> T
+    ) throws -> T {
+        try writerDatabase(file: file, line: line, function: function, block)
+    }
+
+    /// Runs `block` on the writer connection with no transaction, like
     /// `DatabaseQueue/inDatabase(_:)`.
     public func writerDatabase<T>(
         file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
@@ -140,6 +149,21 @@ public final class DatabasePool: Sendable {
             try writer.sync { db in
                 started()
                 try db.inTransaction(kind, block)
+            }
+        }
+    }
+
+    /// Runs `block` on the writer inside a savepoint (outside a transaction, it acts as one),
+    /// like `DatabaseQueue/inSavepoint(_:)`. See <https://www.sqlite.org/lang_savepoint.html>.
+    public func inSavepoint(
+        file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
+        _ block: (Database) throws -> TransactionCompletion
+    ) throws {
+        try checkNotReentrant()
+        try measured(CallSite(file: file, line: line, function: function)) { started in
+            try writer.sync { db in
+                started()
+                try db.inSavepoint(block)
             }
         }
     }
@@ -196,6 +220,11 @@ public final class DatabasePool: Sendable {
     ) async throws -> T {
         guard let health else { return try await body {} }
         return try await health.measure(site, body)
+    }
+
+    /// The writer's serializer and the readers, for the extensions shared with the queue.
+    public var writerInternals: DatabaseWriterInternals {
+        DatabaseWriterInternals(serializer: writer, readers: readers)
     }
 
     // MARK: - Reentrancy

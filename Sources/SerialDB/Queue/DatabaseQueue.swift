@@ -25,7 +25,7 @@
 ///
 /// `DatabaseQueue` is `Sendable` without `@unchecked`: all its state lives in the
 /// `Serializer`, whose safety argument is written beside it.
-public final class DatabaseQueue: Sendable {
+public final class DatabaseQueue: DatabaseWriter {
     /// The database file path, or `":memory:"`.
     public let path: String
     /// The configuration the connection was opened with.
@@ -135,6 +135,11 @@ public final class DatabaseQueue: Sendable {
     /// ``Configuration/recordsStatistics`` is set.
     public func statistics() -> QueueStatistics? {
         health?.statistics()
+    }
+
+    /// The serializer, for the extensions shared with the pool.
+    public var writerInternals: DatabaseWriterInternals {
+        DatabaseWriterInternals(serializer: serializer, readers: nil)
     }
 
     /// Runs `block` through the serializer, measured when the configuration asks for it.

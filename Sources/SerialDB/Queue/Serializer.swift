@@ -47,6 +47,8 @@ final class Serializer: @unchecked Sendable {
     private let dispatchQueue: DispatchQueue
     /// The queue's name, for error messages.
     let label: String
+    /// What the connection's commits changed, for observations.
+    let observations = ObservationHub()
 
     /// The connection handle while open, and the async job (if any) that may be interrupted.
     private struct InterruptTarget {
@@ -68,6 +70,9 @@ final class Serializer: @unchecked Sendable {
         // connection. The gate closes when that block returns.
         database.willClose = { interruptTarget.withLock { $0.connection = nil } }
     }
+
+    /// Jobs in line and not finished (for tests).
+    var pendingJobCount: Int { pendingJobs.load(ordering: .acquiring) }
 
     /// The thread running one of this queue's blocks now, 0 when none.
     var owningThread: UInt { owner.load(ordering: .relaxed) }
@@ -126,7 +131,10 @@ final class Serializer: @unchecked Sendable {
                 guard job.suspend(continuation) else { return }
                 enqueue(unlessAbandoned: { job.isCancelledBeforeStart }) {
                     guard job.start() else { return }
-                    job.finish(Result { try self.performCancellable(job, block) })
+                    let result = Result { try self.performCancellable(job, block) }
+                    // Before the caller resumes: whoever awaited a commit finds it published.
+                    self.publishCommits()
+                    job.finish(result)
                 }
             }
         } onCancel: {
@@ -138,6 +146,12 @@ final class Serializer: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// Runs `job` with the connection after the work in line, whatever the gate says (the
+    /// connection may be closed): for housekeeping nobody waits for, such as removing hooks.
+    func runLater(_ job: @escaping @Sendable (Database) -> Void) {
+        enqueue { job(self.database) }
     }
 
     /// Interrupts whatever statement is running now, from any thread.
@@ -177,6 +191,7 @@ final class Serializer: @unchecked Sendable {
     /// Call with `lock` held.
     private func closeConnection() {
         if case .closed = gate { return }
+        observations.connectionWillClose()
         interruptTarget.withLock { $0.connection = nil }
         database.close()
         gate = .closed
@@ -201,6 +216,7 @@ final class Serializer: @unchecked Sendable {
                 } else {
                     self.gate = .open
                 }
+                self.publishCommits()
                 completion(.success(()))
             } catch {
                 if case .closed = self.gate {} else { self.gate = .migrationFailed(gateError(error)) }
@@ -281,13 +297,22 @@ final class Serializer: @unchecked Sendable {
     }
 
     /// Runs `body` with the lock already taken, marked as owned by `thread`; releases the lock.
+    /// Commits the block made are published to observations first: after the commit, never
+    /// inside it, and before any later block (an observation's fetch) can run.
     private func runHoldingLock<T>(_ thread: UInt, _ body: () throws -> T) rethrows -> T {
         owner.store(thread, ordering: .relaxed)
         defer {
+            publishCommits()
             owner.store(0, ordering: .relaxed)
             lock.unlock()
         }
         return try body()
+    }
+
+    /// Tells observations what the blocks that ran committed. Call with `lock` held.
+    @inline(__always)
+    private func publishCommits() {
+        if observations.hasPendingCommit { observations.publishCommits() }
     }
 
     private func closedError() -> SerialDBError {

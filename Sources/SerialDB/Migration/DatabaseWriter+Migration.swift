@@ -1,4 +1,6 @@
-extension DatabaseQueue {
+// Written once for the queue and the pool. On a pool, the upgrade runs on the writer and the
+// readers share its gate: reads submitted after `startMigration` wait for it too.
+extension DatabaseWriter {
     /// Applies the migrator's pending steps and blocks until done. Like
     /// ``startMigration(_:progress:)``, work submitted while it runs waits for it, and if it
     /// fails the queue refuses work until a migration succeeds.
@@ -12,7 +14,7 @@ extension DatabaseQueue {
     public func migrate(
         _ migrator: DatabaseMigrator, progress: (@Sendable (MigrationProgress) -> Void)? = nil
     ) throws {
-        try serializer.checkNotReentrant()
+        try writerInternals.checkNotReentrant()
         try startMigration(migrator, upTo: nil, progress: progress).wait()
     }
 
@@ -23,7 +25,7 @@ extension DatabaseQueue {
     ///   message names the step the database is at). Like any failed upgrade, that leaves the
     ///   queue refusing work until a migration succeeds.
     public func migrate(_ migrator: DatabaseMigrator, upTo identifier: String) throws {
-        try serializer.checkNotReentrant()
+        try writerInternals.checkNotReentrant()
         try startMigration(migrator, upTo: identifier, progress: nil).wait()
     }
 
@@ -31,12 +33,14 @@ extension DatabaseQueue {
     public func migrate(
         _ migrator: DatabaseMigrator, progress: (@Sendable (MigrationProgress) -> Void)? = nil
     ) async throws {
+        try writerInternals.checkNotReentrant()
         try await startMigration(migrator, upTo: nil, progress: progress).wait()
     }
 
     /// Starts applying the migrator's pending steps and returns at once.
     ///
-    /// Work already submitted keeps its place in line; every block submitted to the queue after
+    /// Work already submitted keeps its place in line; every block submitted to the queue (or
+    /// every read and write submitted to the pool) after
     /// this returns — from any thread, sync or async — runs only after the upgrade has
     /// finished, against the new schema. If the upgrade fails, those blocks throw
     /// ``SerialDBError/Code/migrationFailed`` carrying the cause instead of running against a
@@ -57,6 +61,14 @@ extension DatabaseQueue {
     private func startMigration(
         _ migrator: DatabaseMigrator, upTo target: String?, progress: (@Sendable (MigrationProgress) -> Void)?
     ) -> MigrationHandle {
-        serializer.startUpgrade(migrator, upTo: target, progress: progress)
+        let internals = writerInternals
+        guard let readers = internals.readers else {
+            return internals.serializer.startUpgrade(migrator, upTo: target, progress: progress)
+        }
+        // Reads are held from the same moment the writer's line is: the ticket is taken first.
+        let ticket = readers.upgradeSubmitted()
+        return internals.serializer.startUpgrade(migrator, upTo: target, progress: progress) { gateError in
+            readers.upgradeFinished(ticket: ticket, error: gateError)
+        }
     }
 }

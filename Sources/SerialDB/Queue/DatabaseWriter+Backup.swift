@@ -1,10 +1,12 @@
 import Foundation
 
-extension DatabaseQueue {
-    /// Copies the live database into a new file at `path`, while the queue keeps serving work.
+// Written once for the queue and the pool: the copy's steps are writer blocks.
+extension DatabaseWriter {
+    /// Copies the live database into a new file at `path`, while the queue or pool keeps serving
+    /// work.
     ///
-    /// The copy runs in steps of `pagesPerStep` pages, each its own block on this queue, so other
-    /// work waits for one step at a time, not for the whole copy; writes made through this queue
+    /// The copy runs in steps of `pagesPerStep` pages, each its own block on the writer, so other
+    /// work waits for one step at a time, not for the whole copy; writes made through this queue or pool
     /// between steps are carried into the copy. When the copy is complete it must pass
     /// `PRAGMA integrity_check`.
     ///
@@ -29,7 +31,7 @@ extension DatabaseQueue {
         to path: String, pagesPerStep: Int = 256, overwriting: Bool = false,
         progress: ((BackupProgress) -> Void)? = nil
     ) throws {
-        try serializer.checkNotReentrant()
+        try writerInternals.checkNotReentrant()
         let existed = FileManager.default.fileExists(atPath: path)
         if existed && !overwriting {
             throw SerialDBError(
