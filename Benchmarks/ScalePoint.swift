@@ -6,7 +6,7 @@ struct ScalePoint {
     let store: String
     /// Rows in the store while it was measured.
     let rows: Int
-    /// New rows uploaded per second, in requests of ``SyncSide/batch``.
+    /// New rows uploaded per second, in requests of ``SyncSide/batch``: the median request's rate.
     let uploadRowsPerSecond: Double
     /// An incremental fetch (three new changes), milliseconds: median and 99th percentile.
     let fetch: Percentiles
@@ -49,8 +49,8 @@ enum ScaleTable {
             "first fetch ms",
         ]
         var lines = [
-            "Sync at scale: \(grouped(settings.accounts)) accounts; upload = \(settings.uploadRequests) requests of "
-                + "\(SyncSide.batch) new rows; fetch = an incremental fetch of 3 changes and check = a check-update "
+            "Sync at scale: \(grouped(settings.accounts)) accounts; upload = the median of \(settings.uploadRequests) "
+                + "requests of \(SyncSide.batch) new rows; fetch = an incremental fetch of 3 changes and check = a check-update "
                 + "(\(settings.samples) each); first fetch = one account's \(grouped(settings.firstFetchRows)) rows "
                 + "from cursor 0 in pages of \(SyncSide.batch) (median of 3)",
             "",

@@ -15,7 +15,7 @@ enum ScaleSeries {
         var accounts = 1_000
         /// Accounts `acct0`... that take the uploads; the others are sampled by fetches and checks.
         var uploadAccounts = 10
-        var uploadRequests = 10
+        var uploadRequests = 30
         var samples = 200
         /// The rows of account `first`, loaded before the first size and fetched whole at each.
         var firstFetchRows = 2_000
@@ -124,15 +124,18 @@ enum ScaleSeries {
             for _ in 0..<3 {
                 firstFetches.append(try firstFetch())
             }
-            var uploadTime = 0.0
+            // Untimed: one upload first, as for the reads.
+            _ = try upload(account: 0)
+            var uploadTimes: [Double] = []
             for request in 0..<settings.uploadRequests {
-                uploadTime += try upload(account: request % settings.uploadAccounts)
+                uploadTimes.append(try upload(account: request % settings.uploadAccounts))
             }
-            let uploaded = settings.uploadRequests * SyncSide.batch
+            let uploaded = (settings.uploadRequests + 1) * SyncSide.batch
             rows += uploaded
             version += uploaded
             return ScalePoint(
-                store: store.name, rows: measuredRows, uploadRowsPerSecond: Double(uploaded) / (uploadTime / 1000),
+                store: store.name, rows: measuredRows,
+                uploadRowsPerSecond: Double(SyncSide.batch) / (Samples.median(of: uploadTimes) / 1000),
                 fetch: .init(fetches), check: .init(checks), firstFetch: Samples.median(of: firstFetches))
         }
 
