@@ -24,6 +24,7 @@ struct Bench {
 
     /// Runs, prints and reports. The scratch directory is gone when this returns or throws.
     private static func run(_ options: BenchOptions) throws {
+        if options.scale { return try runScale(options) }
         var workloads = WorkloadCatalog.workloads(divisor: options.divisor).filter {
             options.only?.contains($0.name) ?? true
         }
@@ -47,6 +48,26 @@ struct Bench {
             try report.write(to: path)
             printError("bench: wrote \(path)")
         }
+    }
+
+    /// The scale series on each store (PostgreSQL skipped, with a line saying why, without one).
+    private static func runScale(_ options: BenchOptions) throws {
+        var settings = options.quick ? ScaleSeries.Settings.quick : ScaleSeries.Settings()
+        if options.scaleHuge { settings.sizes.append(settings.sizes.last! * 10) }
+        var stores: [SyncSide.Store] = options.scaleStore.map { [$0] } ?? [.sqlite, .postgres]
+        if stores.contains(.postgres), case .failure(let error) = ScratchPostgres.server {
+            printError("bench: skipping the PostgreSQL store: \(error.message)")
+            stores.removeAll { $0 == .postgres }
+        }
+        let directory = try ScratchDirectory(prefix: "serialdb-bench-scale")
+        var points: [ScalePoint] = []
+        for store in stores {
+            points += try ScaleSeries.run(
+                store, settings: settings, directory: directory.url.path, progress: printError)
+        }
+        print(ScaleTable.render(points, settings: settings), terminator: "")
+        try Data(ScaleChart.render(points, settings: settings).utf8).write(to: URL(fileURLWithPath: options.svgPath))
+        printError("bench: wrote \(options.svgPath)")
     }
 
     /// Progress and errors go to standard error, so standard output holds only the table.

@@ -11,12 +11,21 @@ struct BenchOptions {
     var jsonPath: String?
     /// The workloads to run, in catalog order; `nil` for all.
     var only: Set<String>?
+    /// `--scale`: run the scale series instead of the workloads.
+    var scale = false
+    /// `--scale-10m`: the scale series goes on to 10,000,000 rows.
+    var scaleHuge = false
+    /// The stores the scale series runs on (`--store`); `nil` for both.
+    var scaleStore: SyncSide.Store?
+    /// Where the scale series writes its chart.
+    var svgPath = "sync-scale.svg"
 
     /// The size divisor for the workload catalog.
     var divisor: Int { quick ? 20 : 1 }
 
     static let usage = """
         usage: bench [--rounds N] [--quick] [--only NAME[,NAME...]] [--json FILE]
+               bench --scale [--scale-10m] [--quick] [--store sqlite|postgres] [--svg FILE]
 
         Runs SerialDB and the raw SQLite C API side by side on the same workloads, in one
         process, interleaved round by round, and prints the medians and their ratio.
@@ -26,6 +35,11 @@ struct BenchOptions {
           --only NAMES    comma-separated workloads to run: \(WorkloadCatalog.names.joined(separator: ", "))
           --json FILE     also write the results as JSON to FILE
           -h, --help      show this help
+
+        --scale grows a sync store to 10,000, 100,000 and 1,000,000 rows over 1,000 accounts
+        (--scale-10m: and 10,000,000), on SQLite and on PostgreSQL, and at each size times the
+        sync server over HTTP: uploads, incremental fetches, check-updates and one account's
+        first fetch. It prints a Markdown table and writes an SVG chart (default sync-scale.svg).
 
         The *_postgres workloads run the sync server on PostgreSQL: the server at
         SERIALDB_TEST_POSTGRES_URL, else a throwaway one started from /usr/lib/postgresql/15/bin;
@@ -47,6 +61,17 @@ struct BenchOptions {
             case .option("--quick"): options.quick = true
             case .option("--json"): options.jsonPath = try reader.value()
             case .option("--only"): options.only = try parseNames(try reader.value())
+            case .option("--scale"): options.scale = true
+            case .option("--scale-10m"):
+                options.scale = true
+                options.scaleHuge = true
+            case .option("--svg"): options.svgPath = try reader.value()
+            case .option("--store"):
+                switch try reader.value() {
+                case "sqlite": options.scaleStore = .sqlite
+                case "postgres": options.scaleStore = .postgres
+                case let other: throw UsageError("--store takes sqlite or postgres, not `\(other)`")
+                }
             default: throw reader.unexpected(argument)
             }
         }

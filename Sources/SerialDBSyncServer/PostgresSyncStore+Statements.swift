@@ -44,6 +44,16 @@ extension PostgresSyncStore {
     static let lockCounter = PostgresStatement(
         name: "serialdb_lock_counter", sql: "SELECT version FROM serialdb_sync_state WHERE id = 1 FOR UPDATE")
 
+    /// ``lockCounter`` for an upload, with the highest seq answered to the client ($1, $2;
+    /// NULL for one never seen), read through its primary key.
+    static let lockForUpload = PostgresStatement(
+        name: "serialdb_lock_for_upload",
+        sql: """
+            SELECT s.version,
+                   (SELECT c.highest_seq FROM serialdb_sync_client AS c WHERE c.account = $1 AND c.client_id = $2)
+            FROM serialdb_sync_state AS s WHERE s.id = 1 FOR UPDATE OF s
+            """)
+
     static let lockState = PostgresStatement(
         name: "serialdb_lock_state",
         sql: "SELECT version, purge_floor FROM serialdb_sync_state WHERE id = 1 FOR UPDATE")
@@ -81,6 +91,14 @@ extension PostgresSyncStore {
                 LIMIT 1) AS r
             """)
 
+    /// Rows of keys the store does not hold (see ``writeRows`` for those it does).
+    static let insertRows = PostgresStatement(
+        name: "serialdb_insert_rows",
+        sql: """
+            INSERT INTO serialdb_sync_row(table_name, owner, key, version, deleted, row_json)
+            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::boolean[], $6::text[])
+            """)
+
     static let writeRows = PostgresStatement(
         name: "serialdb_write_rows",
         sql: """
@@ -98,10 +116,6 @@ extension PostgresSyncStore {
             SELECT $1, $2, u.*, $9::bigint
             FROM unnest($3::bigint[], $4::text[], $5::bigint[], $6::boolean[], $7::text[], $8::text[]) AS u
             """)
-
-    static let findHighest = PostgresStatement(
-        name: "serialdb_find_highest",
-        sql: "SELECT highest_seq FROM serialdb_sync_client WHERE account = $1 AND client_id = $2")
 
     static let raiseHighest = PostgresStatement(
         name: "serialdb_raise_highest",

@@ -31,11 +31,21 @@ public final class SQLiteSyncStore: SyncStore {
     ///   - clock: the time results are recorded at (the system clock; tests pass their own).
     /// - Throws: `DatabaseError` when the file cannot be opened; `SerialDBError` when its
     ///   schema was written by a newer version of the store.
-    public init(path: String, clock: @escaping @Sendable () -> Date = { Date() }) throws {
+    public convenience init(path: String, clock: @escaping @Sendable () -> Date = { Date() }) throws {
+        try self.init(path: path, clock: clock, trace: nil)
+    }
+
+    /// The store at `path`, handing every statement it runs, with its values, to `trace`: the
+    /// tests read the plans of the store's statements from it.
+    init(path: String, clock: @escaping @Sendable () -> Date, trace: (@Sendable (String) -> Void)?) throws {
         var configuration = Configuration()
         configuration.journalMode = .wal
         configuration.synchronous = .full
         configuration.label = "sync store"
+        if let trace {
+            configuration.trace = trace
+            configuration.publicStatementArguments = true
+        }
         self.clock = clock
         queue = try DatabaseQueue(path: path, configuration: configuration)
         try queue.migrate(Self.migrator(clock: clock))
@@ -196,7 +206,9 @@ public final class SQLiteSyncStore: SyncStore {
             var results: [SyncUploadOutcome] = []
             results.reserveCapacity(mutations.count)
             for mutation in mutations {
-                if let clientID,
+                // A result is recorded in the transaction that raises the mark to its seq or
+                // above: a seq above the mark has none, and needs no lookup.
+                if let clientID, mutation.seq <= highest,
                     let answer = SyncUploadRule.earlierAnswer(
                         remembered: try findApplied.fetchOne(
                             StoredResult.self, arguments: [account, clientID, mutation.seq]
