@@ -25,6 +25,6 @@ extension FetchDataResponse: WireResponse {
                     row: try change.row("row"))
             },
             version: try fields.integer("version"), hasMore: try fields.bool("has_more"),
-            resync: try fields.bool("resync"))
+            resync: try fields.bool("resync"), floor: try fields.optionalInteger("floor"))
     }
 }

@@ -70,14 +70,20 @@ public struct FetchDataResponse: Sendable, Codable, Equatable {
     /// The cursor is below the tombstone purge floor: fetch again from 0 and treat local rows
     /// absent from the result as deleted.
     public var resync: Bool
+    /// The table's tombstone purge floor (0 until a purge), or `nil` from a server that
+    /// predates it. A server that sends it honours ``FetchDataRequest/resyncing``.
+    public var floor: Int64?
 
     /// Creates a response.
-    public init(table: String, changes: [SyncChange], version: Int64, hasMore: Bool, resync: Bool) {
+    public init(
+        table: String, changes: [SyncChange], version: Int64, hasMore: Bool, resync: Bool, floor: Int64? = nil
+    ) {
         self.table = table
         self.changes = changes
         self.version = version
         self.hasMore = hasMore
         self.resync = resync
+        self.floor = floor
     }
 
     enum CodingKeys: String, CodingKey {
@@ -86,5 +92,6 @@ public struct FetchDataResponse: Sendable, Codable, Equatable {
         case version
         case hasMore = "has_more"
         case resync
+        case floor
     }
 }

@@ -25,6 +25,11 @@ struct WireFields {
         }
     }
 
+    /// An integer member that may be absent (or null).
+    func optionalInteger(_ name: String) throws -> Int64? {
+        optional(name) == nil ? nil : try integer(name)
+    }
+
     func bool(_ name: String) throws -> Bool {
         try required(name, "a boolean") { $0.boolValue }
     }
