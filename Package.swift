@@ -68,7 +68,8 @@ let package = Package(
         ),
         // A child process for tests that need two processes on one file, or a process to kill.
         .executableTarget(
-            name: "serialdb-test-child", dependencies: ["SerialDB", "SerialDBTestSupport", "ToolArguments"],
+            name: "serialdb-test-child",
+            dependencies: ["SerialDB", "SerialDBSync", "SerialDBTestSupport", "ToolArguments"],
             path: "Tests/SerialDBTestChild"),
         .testTarget(
             name: "SerialDBTests",
@@ -79,8 +80,8 @@ let package = Package(
         .testTarget(
             name: "SerialDBSyncTests",
             dependencies: [
-                "SerialDBSync", "SerialDBSyncWire", "SerialDB", "SerialDBTestSupport", "serialdb-sync-server",
-                "serialdb",
+                "SerialDBSync", "SerialDBSyncWire", "SerialDB", "SerialDBTestSupport", "PostgresHarness",
+                "serialdb-sync-server", "serialdb", "serialdb-test-child",
             ]),
         .testTarget(
             name: "SerialDBSyncServerTests",
