@@ -78,7 +78,8 @@ let package = Package(
         ),
         // A child process for tests that need two processes on one file, or a process to kill.
         .executableTarget(
-            name: "serialdb-test-child", dependencies: ["SerialDB", "SerialDBTestSupport", "ToolArguments"],
+            name: "serialdb-test-child",
+            dependencies: ["SerialDB", "SerialDBSync", "SerialDBTestSupport", "ToolArguments"],
             path: "Tests/SerialDBTestChild"),
         .testTarget(
             name: "SerialDBTests",
@@ -90,7 +91,7 @@ let package = Package(
             name: "SerialDBSyncTests",
             dependencies: [
                 "SerialDBSync", "SerialDBSyncWire", "SerialDBSyncServer", "SerialDB", "SerialDBTestSupport",
-                "serialdb-sync-server", "serialdb",
+                "PostgresHarness", "serialdb-sync-server", "serialdb", "serialdb-test-child",
             ]),
         // The protocol alone: its messages, values and rules, with nothing of the core linked in.
         .testTarget(name: "SerialDBSyncWireTests", dependencies: ["SerialDBSyncWire"]),

@@ -65,6 +65,9 @@ enum Outbox {
         var tables: [String: SyncedTable] = [:]
         var batch = Batch()
         var bytes = 0
+        let baseVersions = try knownVersions(db, of: entries)
+        let markSent = try db.cachedStatement(
+            sql: "UPDATE serialdb_sync_outbox SET sent = 1, mutation = ? WHERE seq = ?")
         for entry in entries {
             let seq: Int64 = try entry.decode(at: 0)
             let tableName: String = try entry.decode(at: 1)
@@ -77,7 +80,7 @@ enum Outbox {
                     "Outbox entry \(seq) of \(tableName.quotedDatabaseIdentifier) has a key that does not match the "
                         + "table's primary key; the table's key changed outside the sync.")
             }
-            let baseVersion = try SyncMetadata.knownVersion(db, table: tableName, key: key) ?? 0
+            let baseVersion = baseVersions[tableName]?[key] ?? 0
             var mutation = SyncMutation(
                 seq: seq, table: tableName, op: .delete, row: nil, key: table.wireKey(values), baseVersion: baseVersion)
             if try entry.decode(String.self, at: 3) == "upsert", let row = try table.fetchRow(db, key: values) {
@@ -116,21 +119,34 @@ enum Outbox {
             bytes += size
             // The rest waits for the next batch of this upload.
             if !batch.mutations.isEmpty && bytes > maximumBatchBytes { break }
-            try db.execute(
-                sql: "UPDATE serialdb_sync_outbox SET sent = 1, mutation = ? WHERE seq = ?", arguments: [encoded, seq])
+            try markSent.execute(values: encoded, seq)
             batch.mutations.append(mutation)
         }
         return batch
+    }
+
+    /// The server versions the keys of outbox entries (rows of seq, table_name, key) were last
+    /// seen at, by table: one statement per table, not per entry.
+    private static func knownVersions(_ db: Database, of entries: [Row]) throws -> [String: [String: Int64]] {
+        var keysByTable: [String: [String]] = [:]
+        for entry in entries {
+            keysByTable[try entry.decode(String.self, at: 1), default: []].append(try entry.decode(String.self, at: 2))
+        }
+        var known: [String: [String: Int64]] = [:]
+        for (table, keys) in keysByTable {
+            known[table] = try SyncMetadata.knownVersions(db, table: table, keys: SyncMetadata.jsonArray(keys))
+        }
+        return known
     }
 
     /// The first column (by name) of the mutation's row or key that holds an infinite REAL.
     /// (SQLite stores NaN as NULL, so infinities are the only doubles without a JSON form.)
     private static func nonFiniteColumn(of mutation: SyncMutation) -> (name: String, value: Double)? {
         let columns = mutation.row ?? mutation.key ?? [:]
-        for name in columns.keys.sorted() {
-            if case .real(let real) = columns[name], !real.isFinite { return (name, real) }
-        }
-        return nil
+        return columns.compactMap { name, value -> (name: String, value: Double)? in
+            if case .real(let real) = value, !real.isFinite { return (name, real) }
+            return nil
+        }.min { $0.name < $1.name }
     }
 
     /// What settling one batch did.
@@ -157,22 +173,35 @@ enum Outbox {
         var settled = Settled()
         try SyncMetadata.applyingServerRows(db) {
             try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+            // The batch's entries are read and leave the outbox in two statements.
+            let seqs = "[" + batch.map { String($0.seq) }.joined(separator: ",") + "]"
+            var keysBySeq: [Int64: String] = [:]
+            for row in try db.fetchAll(
+                Row.self,
+                sql: "SELECT seq, key FROM serialdb_sync_outbox WHERE seq IN (SELECT value FROM json_each(?))",
+                arguments: [seqs])
+            {
+                keysBySeq[try row.decode(Int64.self, at: 0)] = try row.decode(String.self, at: 1)
+            }
+            try db.execute(
+                sql: "DELETE FROM serialdb_sync_outbox WHERE seq IN (SELECT value FROM json_each(?))", arguments: [seqs]
+            )
             var tables: [String: SyncedTable] = [:]
+            var appliedVersions: [String: [String: Int64?]] = [:]
             for mutation in batch {
                 guard let result = bySeq[mutation.seq] else {
                     throw SyncError(
                         .invalidResponse, "The server's answer to an upload lacks the result of seq \(mutation.seq).")
                 }
-                guard
-                    let key = try db.fetchOne(
-                        String.self, sql: "SELECT key FROM serialdb_sync_outbox WHERE seq = ?",
-                        arguments: [mutation.seq])
-                else { continue }
-                try db.execute(sql: "DELETE FROM serialdb_sync_outbox WHERE seq = ?", arguments: [mutation.seq])
-                let table = try tables[mutation.table] ?? SyncedTable(db, name: mutation.table)
-                tables[mutation.table] = table
-                let values = CanonicalKey.parse(key) ?? []
-                let keyColumns = Dictionary(uniqueKeysWithValues: zip(table.primaryKey, values))
+                guard let key = keysBySeq[mutation.seq] else { continue }
+                func table() throws -> SyncedTable {
+                    let table = try tables[mutation.table] ?? SyncedTable(db, name: mutation.table)
+                    tables[mutation.table] = table
+                    return table
+                }
+                func keyColumns() throws -> [String: DatabaseValue] {
+                    Dictionary(uniqueKeysWithValues: zip(try table().primaryKey, CanonicalKey.parse(key) ?? []))
+                }
                 switch result.status {
                 case .applied:
                     guard let version = result.version else {
@@ -180,12 +209,11 @@ enum Outbox {
                     }
                     settled.uploaded += 1
                     settled.changedTables.insert(mutation.table)
-                    try SyncMetadata.setKnownVersion(
-                        db, table: mutation.table, key: key, version: mutation.op == .delete ? nil : version)
+                    appliedVersions[mutation.table, default: [:]][key] = mutation.op == .delete ? .some(nil) : version
                 case .rejected:
                     settled.rejected.append(
                         SyncRejection(
-                            table: mutation.table, key: keyColumns, operation: mutation.op,
+                            table: mutation.table, key: try keyColumns(), operation: mutation.op,
                             message: result.error ?? "rejected without a message"))
                 case .duplicate:
                     // Applied by an earlier attempt whose answer was lost; its version is unknown
@@ -196,9 +224,12 @@ enum Outbox {
                         throw SyncError(.invalidResponse, "A conflict (seq \(mutation.seq)) has no current row.")
                     }
                     try settleConflict(
-                        db, table: table, key: key, values: values, mutation: mutation, current: current,
-                        resolver: resolver, into: &settled)
+                        db, table: try table(), key: key, values: CanonicalKey.parse(key) ?? [], mutation: mutation,
+                        current: current, resolver: resolver, into: &settled)
                 }
+            }
+            for (table, versions) in appliedVersions {
+                try SyncMetadata.setKnownVersions(db, table: table, versions)
             }
         }
         return settled

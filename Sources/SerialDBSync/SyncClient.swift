@@ -260,69 +260,52 @@ public final class SyncClient: Sendable {
         }
     }
 
-    /// Fetches and applies pages until the server has no more, one transaction per page.
+    /// Fetches and applies pages until the server has no more, one transaction per page,
+    /// as ``TableFetch`` directs: incremental from the cursor, from 0 after a definition change,
+    /// or a resync (started by the server's answer, or resumed from where an interrupted one
+    /// left off).
     ///
-    /// A "resync" answer restarts the table from 0; its pages say `"resyncing": true`, which a
-    /// server never answers with "resync". For a server that predates that field, the pages
-    /// are of 5000, the server's cap: such a server compares every cursor above 0 with its
-    /// purge floor, so a pass from 0 whose page
-    /// cursors stay below the floor would be told to resync again at its second page. Pages
-    /// of 5000 get past the floor unless 5000 or more changes lie below it (the cursor after the
-    /// first page is then the 5000th change's version, still below the floor), or fewer when
-    /// their rows are large enough that 4 MiB of JSON ends a page first; a second "resync" in
-    /// one fetch then throws instead of looping.
+    /// The next page is requested while the current one is applied: the request depends only
+    /// on the answer, and the server's work and the client's overlap. A page is applied only
+    /// after the one before it committed, and a failed apply cancels the request in flight.
     private func fetch(
         _ table: String, from cursor: Int64, resyncing: Bool, state: inout SyncProgress,
         progress: (@Sendable (SyncProgress) -> Void)?
     ) async throws -> Int {
-        var since = cursor
-        var limit = pageSize
-        var refetch = cursor == 0
-        var resyncing = resyncing
-        var restarted = false
+        var fetch = TableFetch(table: table, cursor: cursor, resyncInProgress: resyncing, pageSize: pageSize)
         var downloaded = 0
+        guard let first = fetch.nextRequest else { return 0 }
+        try Task.checkCancellation()
+        var page = try await transport.fetchData(first)
         while true {
-            try Task.checkCancellation()
-            let page = try await transport.fetchData(
-                FetchDataRequest(table: table, since: since, limit: limit, resyncing: resyncing))
-            if page.resync {
-                guard since > 0, !restarted else {
-                    throw SyncError(
-                        .invalidResponse,
-                        "The server asked to resync \(table) again while fetching it from 0: \(Self.largestPage) "
-                            + "or more of its changes lie below the server's tombstone purge floor, so its "
-                            + "pages cannot get past it. Purge tombstones less far on the server.")
-                }
+            switch try fetch.receive(page) {
+            case .beginResync:
                 try await database.write { db in try Download.startResync(db, table: table) }
-                since = 0
-                limit = Self.largestPage
-                refetch = true
-                resyncing = true
-                restarted = true
-                continue
+                guard let request = fetch.nextRequest else { return downloaded }
+                try Task.checkCancellation()
+                page = try await transport.fetchData(request)
+            case .apply(let application):
+                guard let request = fetch.nextRequest else {
+                    downloaded += try await database.write { db in try Download.apply(db, application) }
+                    report(downloaded, state: state, progress: progress)
+                    return downloaded
+                }
+                try Task.checkCancellation()
+                async let next = transport.fetchData(request)
+                downloaded += try await database.write { db in try Download.apply(db, application) }
+                report(downloaded, state: state, progress: progress)
+                page = try await next
             }
-            guard page.table == table else {
-                throw SyncError(.invalidResponse, "Asked for rows of \(table), the server sent rows of \(page.table).")
-            }
-            let (isRefetch, isResync) = (refetch, resyncing)
-            downloaded += try await database.write { db in
-                try Download.apply(db, page: page, refetch: isRefetch, resyncing: isResync)
-            }
-            progress?(
-                SyncProgress(
-                    phase: state.phase, tablesCompleted: state.tablesCompleted, tablesTotal: state.tablesTotal,
-                    rowsUploaded: state.rowsUploaded, rowsDownloaded: state.rowsDownloaded + downloaded))
-            guard page.hasMore else { return downloaded }
-            guard page.version > since else {
-                throw SyncError(
-                    .invalidResponse, "The server said more rows of \(table) follow but did not move the cursor.")
-            }
-            since = page.version
         }
     }
 
-    /// The server's cap on a FetchData page.
-    static let largestPage = SyncLimits.maximumPageSize
+    /// Reports the rows downloaded so far in the table being fetched.
+    private func report(_ downloaded: Int, state: SyncProgress, progress: (@Sendable (SyncProgress) -> Void)?) {
+        progress?(
+            SyncProgress(
+                phase: state.phase, tablesCompleted: state.tablesCompleted, tablesTotal: state.tablesTotal,
+                rowsUploaded: state.rowsUploaded, rowsDownloaded: state.rowsDownloaded + downloaded))
+    }
 
     /// Puts back the outbox triggers of account tables that lost them (an app migration that
     /// rebuilt a synced table, for example), or of every account table when `all` (their

@@ -1,5 +1,6 @@
 import Foundation
 import SerialDB
+import SerialDBSyncWire
 
 /// The tables the sync keeps in an app database: `TableVersion` (the original design's names,
 /// visible to the app) and SerialDB's own side tables, named `serialdb_…` so that the schema
@@ -136,5 +137,84 @@ enum SyncMetadata {
         try db.fetchOne(
             Bool.self, sql: "SELECT EXISTS (SELECT 1 FROM serialdb_sync_outbox WHERE table_name = ? AND key = ?)",
             arguments: [table, key]) ?? false
+    }
+
+    // MARK: - A page of keys at a time
+    //
+    // A page or an upload batch reads and writes the side tables once, not once per row: its
+    // keys travel to SQLite as one JSON array (`json_each`), a fraction of a statement per row.
+
+    /// Keys as a JSON array of strings, for `json_each`.
+    static func jsonArray(_ keys: some Collection<String>) -> String {
+        var writer = JSONWriter(capacity: keys.count * 24 + 2)
+        writer.raw("[")
+        for (index, key) in keys.enumerated() {
+            if index > 0 { writer.raw(",") }
+            writer.string(key)
+        }
+        writer.raw("]")
+        return writer.string
+    }
+
+    /// The keys of `keys` (a JSON array) with unsent local changes.
+    static func pendingKeys(_ db: Database, table: String, keys: String) throws -> Set<String> {
+        Set(
+            try db.fetchAll(
+                String.self,
+                sql: """
+                    SELECT DISTINCT key FROM serialdb_sync_outbox
+                    WHERE table_name = ?1 AND key IN (SELECT value FROM json_each(?2))
+                    """, arguments: [table, keys]))
+    }
+
+    /// The server versions the keys of `keys` (a JSON array) were last seen at.
+    static func knownVersions(_ db: Database, table: String, keys: String) throws -> [String: Int64] {
+        var known: [String: Int64] = [:]
+        for row in try db.fetchAll(
+            Row.self,
+            sql: """
+                SELECT key, version FROM serialdb_sync_row
+                WHERE table_name = ?1 AND key IN (SELECT value FROM json_each(?2))
+                """, arguments: [table, keys])
+        {
+            known[try row.decode(String.self, at: 0)] = try row.decode(Int64.self, at: 1)
+        }
+        return known
+    }
+
+    /// Records the new server versions of keys (`nil`: deleted, the key is new again), two
+    /// statements whatever their number.
+    static func setKnownVersions(_ db: Database, table: String, _ versions: [String: Int64?]) throws {
+        guard !versions.isEmpty else { return }
+        var seen = JSONWriter(capacity: versions.count * 32 + 2)
+        var forgotten: [String] = []
+        seen.raw("{")
+        var first = true
+        for (key, version) in versions {
+            guard let version else {
+                forgotten.append(key)
+                continue
+            }
+            if !first { seen.raw(",") }
+            first = false
+            seen.string(key)
+            seen.raw(":")
+            seen.integer(version)
+        }
+        seen.raw("}")
+        if !first {
+            // `WHERE true` tells the parser that ON CONFLICT belongs to the INSERT.
+            try db.execute(
+                sql: """
+                    INSERT INTO serialdb_sync_row(table_name, key, version)
+                    SELECT ?1, key, value FROM json_each(?2) WHERE true
+                    ON CONFLICT(table_name, key) DO UPDATE SET version = excluded.version
+                    """, arguments: [table, seen.string])
+        }
+        if !forgotten.isEmpty {
+            try db.execute(
+                sql: "DELETE FROM serialdb_sync_row WHERE table_name = ?1 AND key IN (SELECT value FROM json_each(?2))",
+                arguments: [table, jsonArray(forgotten)])
+        }
     }
 }

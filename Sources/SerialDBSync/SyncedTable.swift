@@ -20,8 +20,9 @@ struct SyncedTable: Sendable {
     /// The statements of the per-row paths, built once per table instead of once per row.
     private let selectRowSQL: String
     private let deleteRowSQL: String
-    /// The upsert of a row that carries every column, the shape the server sends.
-    private let fullUpsertSQL: String
+    /// The upsert of a row that carries every column, the shape the server sends, its
+    /// parameters in column order.
+    let fullUpsertSQL: String
     /// The statement that computes a row's canonical key from its key values.
     private let canonicalKeySQL: String
 
@@ -73,7 +74,15 @@ struct SyncedTable: Sendable {
     ///
     /// - Throws: ``SyncError/Code/invalidResponse`` when a key column is missing.
     func canonicalKey(_ db: Database, of row: [String: SyncValue]) throws -> (key: String, values: [DatabaseValue]) {
-        let values = try primaryKey.map { column -> DatabaseValue in
+        let values = try keyValues(of: row)
+        return (try CanonicalKey.make(db, values: values, sql: canonicalKeySQL), values)
+    }
+
+    /// The key columns' values of a wire row, converted by affinity.
+    ///
+    /// - Throws: ``SyncError/Code/invalidResponse`` when a key column is missing.
+    func keyValues(of row: [String: SyncValue]) throws -> [DatabaseValue] {
+        try primaryKey.map { column -> DatabaseValue in
             guard let value = Self.value(of: column, in: row) else {
                 throw SyncError(
                     .invalidResponse,
@@ -82,7 +91,6 @@ struct SyncedTable: Sendable {
             }
             return value.converted(to: self.column(named: column)?.affinity ?? .blob).databaseValue
         }
-        return (try CanonicalKey.make(db, values: values, sql: canonicalKeySQL), values)
     }
 
     /// The key columns of a key's values, for the wire.
@@ -107,7 +115,10 @@ struct SyncedTable: Sendable {
     ///
     /// - Throws: ``SyncError/Code/invalidResponse`` for a column this table does not have, or one
     ///   sent twice under names that differ only in case.
-    func upsert(_ db: Database, row: [String: SyncValue]) throws {
+    func upsert(_ db: Database, row: [String: SyncValue], full: Statement? = nil) throws {
+        if let full, let values = valuesOfEveryColumn(row) {
+            return try full.execute(arguments: StatementArguments(values))
+        }
         var present: [(position: Int, value: SyncValue)] = []
         present.reserveCapacity(row.count)
         for (columnName, value) in row {
@@ -134,6 +145,22 @@ struct SyncedTable: Sendable {
             ? fullUpsertSQL
             : Self.upsertSQL(table: name, columns: present.map { columns[$0.position].name }, primaryKey: primaryKey)
         try db.execute(sql: sql, arguments: StatementArguments(values))
+    }
+
+    /// The values of a row that holds exactly this table's columns under their own names (what
+    /// the server sends), in column order and converted, or `nil` for any other row: one hash
+    /// lookup per column instead of a lowercased name and a sort.
+    /// (Built as existentials: an array of `DatabaseValue` cast to them costs a dynamic cast
+    /// per value.)
+    private func valuesOfEveryColumn(_ row: [String: SyncValue]) -> [(any DatabaseValueConvertible)?]? {
+        guard row.count == columns.count else { return nil }
+        var values: [(any DatabaseValueConvertible)?] = []
+        values.reserveCapacity(columns.count)
+        for column in columns {
+            guard let value = row[column.name] else { return nil }
+            values.append(value.converted(to: column.affinity).databaseValue)
+        }
+        return values
     }
 
     /// `INSERT INTO t(cols) VALUES (?, ...) ON CONFLICT(key) DO UPDATE SET` the other columns.

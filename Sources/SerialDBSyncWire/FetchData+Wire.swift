@@ -85,23 +85,23 @@ extension FetchDataResponse {
     /// As a client reads it.
     public static let wireContext = "the fetch-data answer"
 
-    /// Reads an answer; `floor` is 0 when absent.
+    /// Reads an answer; `floor` is `nil` when absent (a server older than protocol 1.1).
     public init(json: JSONValue, context: String) throws {
         let fields = try WireFields(json, context: context)
         self.init(
             table: try fields.string(.table), changes: try elements(.changes, of: fields, each: "change"),
             version: try fields.integer(.version), hasMore: try fields.bool(.hasMore), resync: try fields.bool(.resync),
-            floor: fields.optional(.floor) == nil ? 0 : try fields.integer(.floor))
+            floor: fields.optional(.floor) == nil ? nil : try fields.integer(.floor))
     }
 
-    /// Writes an answer.
+    /// Writes an answer (`floor` 0 when it is `nil`: every 1.1 answer carries one).
     public func write(to writer: inout JSONWriter) throws {
         Self.writeHead(table: table, to: &writer)
         for (index, change) in changes.enumerated() {
             if index > 0 { writer.raw(",") }
             try change.write(to: &writer)
         }
-        Self.writeTail(version: version, hasMore: hasMore, resync: resync, floor: floor, to: &writer)
+        Self.writeTail(version: version, hasMore: hasMore, resync: resync, floor: floor ?? 0, to: &writer)
     }
 
     /// The most bytes ``writeTail(version:hasMore:resync:floor:to:)`` writes.

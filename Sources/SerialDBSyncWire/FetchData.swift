@@ -53,12 +53,14 @@ public struct FetchDataResponse: Sendable, Equatable, WireCodable {
     /// The cursor is below the tombstone purge floor: fetch again from 0 and treat local rows
     /// absent from the result as deleted.
     public var resync: Bool
-    /// The table's tombstone purge floor: 0 until a purge (0 too from a server that does not
-    /// send it).
-    public var floor: Int64
+    /// The table's tombstone purge floor (0 until a purge), or `nil` from a server that
+    /// predates it. A server that sends it honours ``FetchDataRequest/resyncing``.
+    public var floor: Int64?
 
     /// Creates a response.
-    public init(table: String, changes: [SyncChange], version: Int64, hasMore: Bool, resync: Bool, floor: Int64 = 0) {
+    public init(
+        table: String, changes: [SyncChange], version: Int64, hasMore: Bool, resync: Bool, floor: Int64? = nil
+    ) {
         self.table = table
         self.changes = changes
         self.version = version

@@ -55,13 +55,18 @@ final class SyncServerProcess: Sendable {
          "tokens": [{"token": "t-alice", "account": "alice"}, {"token": "t-bob", "account": "bob"}]}
         """
 
-    /// Writes `config` and starts the server on the store `server.sqlite` of `directory`.
-    init(in directory: TemporaryDirectory, config: String = SyncServerProcess.configV1) async throws {
+    /// Writes `config` and starts the server on the store `server.sqlite` of `directory`, or
+    /// on the store that `store` names (`["--postgres", URL]`, say).
+    init(in directory: TemporaryDirectory, config: String = SyncServerProcess.configV1, store: [String]? = nil)
+        async throws
+    {
         let configPath = directory.path("sync.json")
         try Data(config.utf8).write(to: URL(fileURLWithPath: configPath))
         process = try RunningProcess(
             product: "serialdb-sync-server",
-            arguments: ["--config", configPath, "--db", directory.path("server.sqlite"), "--port", "0"])
+            arguments: ["--config", configPath] + (store ?? ["--db", directory.path("server.sqlite")]) + [
+                "--port", "0",
+            ])
         url = try await process.listeningURL()
     }
 

@@ -261,12 +261,16 @@ struct SyncClientTests {
         for index in 0..<45 { try phone.insertNote(String(format: "n%02d", index), "t") }
         _ = try await phone.client.sync()
         let client = laptop.client
+        let syncTask = Mutex<Task<SyncReport, any Error>?>(nil)
         laptop.transport.once("fetch-data", .after) {}
         laptop.transport.once("fetch-data", .after) {
-            // The hook runs in the sync's task: cancel it once the second page has arrived.
-            withUnsafeCurrentTask { $0?.cancel() }
+            // Cancel the sync's task once the second page has arrived (the hook may run in a
+            // child task of it: the next page is fetched while the one before is applied).
+            try await waitUntil(timeout: .seconds(60)) { syncTask.withLock { $0 != nil } }
+            syncTask.withLock { $0?.cancel() }
         }
         let task = Task { try await client.sync() }
+        syncTask.withLock { $0 = task }
         await #expect(throws: CancellationError.self) { _ = try await task.value }
         let count = try laptop.titles().count
         let cursor = try #require(try laptop.cursor())

@@ -9,7 +9,7 @@ import Testing
 struct SyncThroughPoolTests {
     @Test func aPoolSyncsWithAQueueAndAnObservationSeesTheDownloadedRows() async throws {
         let directory = try TemporaryDirectory()
-        let server = FakeSyncServer(tables: [noteTable])
+        let server = try InProcessSyncServer(tables: [noteTable])
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         let pool = try DatabasePool(path: directory.path("laptop.sqlite"))
         let laptop = try SyncClient(database: pool, transport: server.transport(token: "t-alice"))
