@@ -49,3 +49,9 @@ public enum OnlineLadder {
                 """)
     }
 }
+
+/// Runs `body` as synchronous code inside an async test, so that the queue's blocking
+/// overloads are the ones called (an async context picks the async ones).
+public func blocking<T>(_ body: () throws -> T) rethrows -> T {
+    try body()
+}
