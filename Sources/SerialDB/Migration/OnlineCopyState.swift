@@ -61,7 +61,7 @@ struct OnlineCopyState: Sendable {
     }
 
     /// Adds a record and returns its id.
-    static func insert(step: String, source: String, shadow: String, fingerprint: String, total: Int, _ db: Database)
+    static func addRecord(step: String, source: String, shadow: String, fingerprint: String, total: Int, _ db: Database)
         throws -> Int64
     {
         try db.execute(

@@ -3,7 +3,7 @@
 /// the copy its name, renames the prepared indexes, and runs the rest of the step's plan
 /// (views, triggers, other tables) as usual. The step is recorded in the same transaction, so
 /// a crash before its commit leaves the old table serving, with its copy still in step.
-struct OnlineSwap: Sendable {
+struct OnlineSwap: PlanSubstitution {
     let step: DatabaseMigrator.Step
     let declarative: DeclarativeStep
     let copies: [OnlineTableCopy]

@@ -152,7 +152,7 @@ enum OnlinePreparation {
             try OnlineCopyState.createTables(db)
             let live = try db.schema()
             for case .rebuild(let rebuild) in plan.steps.map(\.action) {
-                let id = try OnlineCopyState.insert(
+                let id = try OnlineCopyState.addRecord(
                     step: step.identifier, source: rebuild.sourceTable, shadow: rebuild.temporaryName, fingerprint: "",
                     total: rebuild.rowCount, db)
                 switch try OnlineTableCopy.make(

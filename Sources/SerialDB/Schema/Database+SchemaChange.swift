@@ -50,7 +50,7 @@ extension Database {
 
     /// ``applySchemaChange(_:progress:)``; `swap` takes over the rebuilds and indexes an online
     /// copy prepared.
-    func applySchemaChange(_ plan: SchemaPlan, progress: ((Int, Int) -> Void)?, swapping swap: OnlineSwap?) throws {
+    func applySchemaChange(_ plan: SchemaPlan, progress: ((Int, Int) -> Void)?, swapping swap: (any PlanSubstitution)?) throws {
         guard !plan.isRefused else {
             throw SerialDBError(
                 .schemaChangeRefused,
@@ -82,7 +82,7 @@ extension Database {
         return plan
     }
 
-    private func run(_ plan: SchemaPlan, swapping swap: OnlineSwap?) throws {
+    private func run(_ plan: SchemaPlan, swapping swap: (any PlanSubstitution)?) throws {
         guard try fetchOne(Int.self, sql: "PRAGMA schema_version") == plan.schemaVersion else {
             throw SerialDBError(
                 .schemaChangeRefused,
