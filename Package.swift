@@ -65,7 +65,7 @@ let package = Package(
                 "SerialDB", "CSQLiteShims", "HarnessSupport", "SerialDBSync", "SerialDBSyncServer", "SerialDBSyncWire",
                 "ToolArguments",
             ],
-            path: "Stress"),
+            path: "Stress", exclude: ["results"]),
         .executableTarget(
             name: "bench",
             dependencies: [

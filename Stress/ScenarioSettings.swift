@@ -10,6 +10,9 @@ struct ScenarioSettings: Sendable {
     var brokenWriter: BrokenWriterMode?
     /// Writers write through a `DatabasePool`, with reader threads beside them (migrate-under-load).
     var usesPool = false
+    /// The upgrade's rebuild is prepared online first (`prepareMigration`), so that only the
+    /// swap holds the writers (migrate-under-load and crash).
+    var online = false
     /// Devices of the sync scenario, spread over its three accounts.
     var devices = 8
     /// The sync server's store: PostgreSQL at this URL instead of the embedded SQLite file.

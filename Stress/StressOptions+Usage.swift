@@ -32,6 +32,8 @@ extension StressOptions {
           --seed N         the seed of every random choice (default: random, printed)
           --pool           migrate-under-load through a DatabasePool, with 2 reader threads checking
                            that every read sees the schema of a committed step
+          --online         migrate-under-load and crash: prepareMigration copies the rebuilt table
+                           while the writers write, then startMigration only swaps it in
           --quick          short CI profile: small tables, 4 writers, 2 s of load, 20 kills, 24 faults;
                            sync: 6 devices, 4 s of load
           --json FILE      write the figures and verdicts as JSON

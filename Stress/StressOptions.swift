@@ -17,6 +17,7 @@ struct StressOptions: Sendable {
     var svgPath: String?
     var brokenWriter: BrokenWriterMode?
     var usesPool = false
+    var online = false
     var devices: Int?
     var postgresURL: String?
     var syncBreak: SyncBreak?
@@ -51,6 +52,7 @@ struct StressOptions: Sendable {
                 options.seedWasGiven = true
             case .option("--quick"): options.quick = true
             case .option("--pool"): options.usesPool = true
+            case .option("--online"): options.online = true
             case .option("--json"): options.jsonPath = try reader.value()
             case .option("--svg"): options.svgPath = try reader.value()
             case .option("--broken-writer"):
@@ -99,7 +101,7 @@ struct StressOptions: Sendable {
             kills: kills ?? (quick ? 20 : 50),
             maxFaults: maxFaults ?? (quick ? 24 : 40),
             seed: seed,
-            brokenWriter: brokenWriter, usesPool: usesPool, devices: devices ?? (quick ? 6 : 8),
+            brokenWriter: brokenWriter, usesPool: usesPool, online: online, devices: devices ?? (quick ? 6 : 8),
             postgresURL: postgresURL, syncBreak: syncBreak)
     }
 }

@@ -18,6 +18,9 @@ struct UpgradePlan: Sendable {
     /// changes anything. The fault scenario arms the fault VFS here, so that it counts exactly
     /// the upgrade's own I/O and none of the writers'.
     var atUpgradeStepStart: (@Sendable (String) -> Void)?
+    /// Step 2 registered declaratively, as `prepareMigration` needs (`--online`); it then
+    /// has no start hook.
+    var online = false
 
     private static let author = ItemTable.authorTable.quotedDatabaseIdentifier
     private static let item = ItemTable.name.quotedDatabaseIdentifier
@@ -61,9 +64,13 @@ struct UpgradePlan: Sendable {
         var migrator = DatabaseMigrator()
         migrator.registerMigration(Self.identifiers[0], schema: Self.schemaV1)
         let hook = atUpgradeStepStart
-        migrator.registerMigration(Self.identifiers[1]) { db in
-            hook?(Self.identifiers[1])
-            try Self.change(db, to: Self.schemaV2, rebuilding: [ItemTable.name])
+        if online {
+            migrator.registerMigration(Self.identifiers[1], schema: Self.schemaV2)
+        } else {
+            migrator.registerMigration(Self.identifiers[1]) { db in
+                hook?(Self.identifiers[1])
+                try Self.change(db, to: Self.schemaV2, rebuilding: [ItemTable.name])
+            }
         }
         migrator.registerMigration(Self.identifiers[2]) { db in
             hook?(Self.identifiers[2])

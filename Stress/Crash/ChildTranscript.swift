@@ -13,6 +13,8 @@ final class ChildTranscript: Sendable {
         var committedSteps: [String] = []
         /// The child's own measure of its upgrade, from `startMigration` to done.
         var migrationSeconds: Double?
+        /// `--online`: the child's own measure of its copy.
+        var copySeconds: Double?
         /// When each `phase` line arrived, on the parent's clock.
         var arrivals: [String: Double] = [:]
         var hasEnded = false
@@ -50,7 +52,9 @@ final class ChildTranscript: Sendable {
                 content.arrivals[phase] = content.arrivals[phase] ?? now
                 if phase == "migrated", words.count > 2, let milliseconds = Double(words[2]) {
                     content.migrationSeconds = milliseconds / 1000
-                } else if !["open", "load", "migrating", "done"].contains(phase) {
+                } else if phase == "copied", words.count > 2, let milliseconds = Double(words[2]) {
+                    content.copySeconds = milliseconds / 1000
+                } else if !["open", "load", "copying", "migrating", "done"].contains(phase) {
                     content.oddLines.append(String(line))
                 }
             } else if line.hasPrefix("step started ") {

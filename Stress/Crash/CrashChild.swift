@@ -24,6 +24,7 @@ enum CrashChild {
             "--warmup", "\(warmup)",
         ]
         if let broken = settings.brokenWriter { arguments += ["--broken-writer", broken.rawValue] }
+        if settings.online { arguments += ["--online", "1"] }
         return arguments
     }
 
@@ -52,9 +53,24 @@ enum CrashChild {
             pool.start(target: .queue(queue), control: control, clock: clock)
             output.line("phase load")
             Thread.sleep(forTimeInterval: warmup)
+            let migrator = UpgradePlan(online: values["--online"] == "1").migrator()
+            if values["--online"] == "1" {
+                // The copy runs while the writers write; a kill here must leave the old table whole.
+                output.line("phase copying")
+                let copyStart = clock.now
+                do {
+                    _ = try LoadTarget.queue(queue).prepareMigrationBlocking(migrator)
+                } catch {
+                    output.line("phase migration-failed \(error)".replacingOccurrences(of: "\n", with: " "))
+                    control.stop()
+                    pool.join()
+                    return 1
+                }
+                output.line("phase copied \(Statistics.milliseconds(clock.now - copyStart))")
+            }
             output.line("phase migrating")
             let start = clock.now
-            let handle = queue.startMigration(UpgradePlan().migrator()) { progress in
+            let handle = queue.startMigration(migrator) { progress in
                 switch progress.event {
                 case .stepStarted: output.line("step started \(progress.migration)")
                 case .stepCommitted: output.line("step committed \(progress.migration)")

@@ -32,11 +32,13 @@ struct CrashScenario {
         let executable = try CrashChildProcess.executable()
         let clock = RunClock()
 
-        var plan = KillPlan(kills: settings.kills, seed: settings.seed)
+        var plan = KillPlan(kills: settings.kills, seed: settings.seed, online: settings.online)
         // First guess: copying the rows costs about what inserting them did. Then the median of
         // what the children measured.
         var upgradeEstimate = max(0.01, populateSeconds)
         var startupEstimate = 0.05
+        var copyEstimate = max(0.05, populateSeconds * 3)
+        var copySeconds: [Double] = []
         var tally = CrashTally()
         var epoch = CrashEpoch()
         for (generation, target) in zip(1..., plan.targets) {
@@ -50,7 +52,7 @@ struct CrashScenario {
                 errorLog: errorLog, clock: clock)
             KillPlan.wait(
                 for: target, fraction: fraction, child: child, warmup: warmup, upgrade: upgradeEstimate,
-                startup: startupEstimate, clock: clock)
+                startup: startupEstimate, copy: copyEstimate, clock: clock)
             child.kill()
             let end = child.waitForEnd()
             let content = child.transcript.snapshot
@@ -62,6 +64,8 @@ struct CrashScenario {
                 startupEstimate = 0.7 * startupEstimate + 0.3 * (loaded - child.startedAt)
             }
             upgradeEstimate = Statistics.percentile(tally.upgradeSeconds, 0.5) ?? upgradeEstimate
+            if let seconds = content.copySeconds { copySeconds.append(seconds) }
+            copyEstimate = Statistics.percentile(copySeconds, 0.5) ?? copyEstimate
 
             // The file as an app restarting after the crash finds it: checked on a copy, so that
             // the next child opens the original as the kill left it and recovers it itself.

@@ -5,6 +5,8 @@ enum KillPhase: String, CaseIterable, Sendable {
     case startup = "startup"
     case beforeUpgrade = "before_upgrade"
     /// `startMigration` called, no step started yet (writes queued before it still running).
+    /// `--online`: `prepareMigration` copying the table while the writers write.
+    case copy = "copy"
     case upgradeQueued = "upgrade_queued"
     case rebuildStep = "rebuild_step"
     case betweenSteps = "between_steps"
@@ -15,13 +17,15 @@ enum KillPhase: String, CaseIterable, Sendable {
 
     /// Whether the upgrade was running.
     var isDuringUpgrade: Bool {
-        [.upgradeQueued, .rebuildStep, .betweenSteps, .addColumnStep].contains(self)
+        [.copy, .upgradeQueued, .rebuildStep, .betweenSteps, .addColumnStep].contains(self)
     }
 
     static func classify(_ content: ChildTranscript.Content, killed: Bool) -> KillPhase {
         if !killed { return .exitedBeforeKill }
         if !content.phases.contains("load") { return .startup }
-        if !content.phases.contains("migrating") { return .beforeUpgrade }
+        if !content.phases.contains("migrating") {
+            return content.phases.contains("copying") ? .copy : .beforeUpgrade
+        }
         if content.phases.contains("migrated") || content.committedSteps.contains(UpgradePlan.finalStep) {
             return .afterUpgrade
         }

@@ -14,13 +14,15 @@ struct KillPlan {
         case startup
         case beforeUpgrade
         case duringUpgrade
+        /// `--online`: during `prepareMigration`'s copy.
+        case duringCopy
         case afterUpgrade
     }
 
     private(set) var targets: [Target]
     private var random: SeededRandom
 
-    init(kills: Int, seed: UInt64) {
+    init(kills: Int, seed: UInt64, online: Bool = false) {
         random = SeededRandom(seed: seed, stream: 0xC7A5)
         let startup = kills / 10
         let before = kills / 5
@@ -29,7 +31,8 @@ struct KillPlan {
         targets =
             Array(repeating: Target.startup, count: startup)
             + Array(repeating: .beforeUpgrade, count: before)
-            + Array(repeating: .duringUpgrade, count: during)
+            + Array(repeating: .duringUpgrade, count: online ? during / 2 : during)
+            + Array(repeating: .duringCopy, count: online ? during - during / 2 : 0)
             + Array(repeating: .afterUpgrade, count: after)
         targets.shuffle(using: &random)
     }
@@ -43,7 +46,7 @@ struct KillPlan {
     /// output ended before the phase began (it died by itself; the caller sees it).
     static func wait(
         for target: Target, fraction: Double, child: CrashChildProcess, warmup: Double, upgrade: Double,
-        startup: Double, clock: RunClock
+        startup: Double, copy: Double = 0, clock: RunClock
     ) {
         let transcript = child.transcript
         let phaseStart: Double?
@@ -58,6 +61,9 @@ struct KillPlan {
         case .duringUpgrade:
             phaseStart = transcript.waitForPhase("migrating", timeout: 60)
             length = upgrade
+        case .duringCopy:
+            phaseStart = transcript.waitForPhase("copying", timeout: 60)
+            length = copy
         case .afterUpgrade:
             phaseStart = transcript.waitForPhase("migrated", timeout: 60)
             length = max(0.05, upgrade / 2)

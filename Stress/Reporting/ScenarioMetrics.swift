@@ -20,6 +20,9 @@ struct ScenarioMetrics: Codable, Sendable {
     var populateMs: Double?
     var migrationMs: Double?
     var rebuildStepMs: Double?
+    /// `--online`: the copy (`prepareMigration`) and the swap (`startMigration` to done).
+    var copyMs: Double?
+    var swapMs: Double?
     var writesBlockedByUpgrade: Int?
     var waitP50Ms: Double?
     var waitP99Ms: Double?

@@ -48,7 +48,18 @@ struct MigrateUnderLoadScenario {
         Thread.sleep(forTimeInterval: settings.duration / 2)
         let timeline = UpgradeTimeline(clock: clock)
         let upgradeRequested = clock.now
-        let handle = target.startMigration(UpgradePlan().migrator()) { timeline.record($0) }
+        let migrator = UpgradePlan(online: settings.online).migrator()
+        var prepareError: (any Error)?
+        if settings.online {
+            liveProgress.update("copying the table: writes go on")
+            do {
+                _ = try target.prepareMigrationBlocking(migrator)
+            } catch {
+                prepareError = error
+            }
+        }
+        let swapRequested = clock.now
+        let handle = target.startMigration(migrator) { timeline.record($0) }
         control.markUpgradeStarted()
         liveProgress.update("upgrade running: writes held")
         var migrationError: (any Error)?
@@ -71,8 +82,9 @@ struct MigrateUnderLoadScenario {
 
         return UnderLoadOutcome(
             settings: settings, populateSeconds: populateSeconds, loadStart: loadStart,
-            upgradeRequested: upgradeRequested, upgradeFinished: upgradeFinished, loadEnd: loadEnd,
-            migrationError: migrationError, timeline: timeline, acknowledgements: log.allAcknowledgements,
+            upgradeRequested: upgradeRequested, swapRequested: swapRequested, upgradeFinished: upgradeFinished,
+            loadEnd: loadEnd, migrationError: prepareError ?? migrationError, timeline: timeline,
+            acknowledgements: log.allAcknowledgements,
             failures: log.allFailures, inspection: inspection, expected: expected, reads: readOutcome
         ).report()
     }

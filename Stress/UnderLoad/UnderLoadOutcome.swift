@@ -9,6 +9,8 @@ struct UnderLoadOutcome {
     let loadStart: Double
     /// Just before `startMigration` was called.
     let upgradeRequested: Double
+    /// Just before `startMigration` was called (after `prepareMigration` with `--online`).
+    let swapRequested: Double
     /// Just after the upgrade's `wait()` returned.
     let upgradeFinished: Double
     let loadEnd: Double
@@ -36,9 +38,17 @@ struct UnderLoadOutcome {
         report.metrics.rebuildStepMs = timeline.duration(of: UpgradePlan.rebuildStep).map {
             Statistics.rounded($0 * 1000)
         }
+        if settings.online {
+            report.metrics.copyMs = Statistics.rounded((swapRequested - upgradeRequested) * 1000)
+            report.metrics.swapMs = Statistics.rounded((upgradeFinished - swapRequested) * 1000)
+        }
 
-        // Writes submitted after startMigration returned and before the upgrade ended waited for it.
-        let held = acknowledgements.filter { $0.afterUpgradeStart && $0.submitted < upgradeFinished }
+        // Writes submitted after startMigration returned and before the upgrade ended waited for
+        // it; with --online, the waits are those of every write submitted during the copy and the swap.
+        let gated = acknowledgements.filter { $0.afterUpgradeStart && $0.submitted < upgradeFinished }
+        let held =
+            settings.online
+            ? acknowledgements.filter { $0.submitted >= upgradeRequested && $0.submitted < upgradeFinished } : gated
         let waits = held.map { ($0.returned - $0.submitted) * 1000 }
         report.metrics.writesBlockedByUpgrade = held.count
         report.metrics.waitP50Ms = Statistics.percentile(waits, 0.5).map(Statistics.rounded)
@@ -83,8 +93,16 @@ struct UnderLoadOutcome {
         let sawOld = acknowledgements.filter { $0.afterUpgradeStart && $0.seenSteps != UpgradePlan.identifiers.count }
         report.check(
             "writes submitted during the upgrade ran after it and saw the new schema",
-            !held.isEmpty && sawOld.isEmpty,
-            "\(held.count) writes held by the upgrade; \(sawOld.count) saw an older schema")
+            !gated.isEmpty && sawOld.isEmpty,
+            "\(gated.count) writes held by the upgrade; \(sawOld.count) saw an older schema")
+        if settings.online {
+            let duringCopy = acknowledgements.filter { $0.submitted >= upgradeRequested && $0.returned < swapRequested }
+            let copyWrong = duringCopy.filter { $0.seenSteps != 1 }
+            report.check(
+                "writes during the copy ran against the old schema, without waiting for the copy",
+                !duringCopy.isEmpty && copyWrong.isEmpty,
+                "\(duringCopy.count) writes during the copy; \(copyWrong.count) saw another step")
+        }
         let early = acknowledgements.filter { $0.returned < upgradeRequested }
         let earlyWrong = early.filter { $0.seenSteps != 1 }
         report.check(
@@ -118,7 +136,10 @@ struct UnderLoadOutcome {
                 + "\(settings.writers) writer threads + \(settings.tasks) async tasks "
                 + "+ \(MigrateUnderLoadScenario.arrivalsPerSecond) open-loop inserts/s; "
                 + String(format: "%.1f s of load", (metrics.loadMs ?? 0) / 1000),
-            "upgrade: \(ms(metrics.migrationMs)) from startMigration to done; rebuild step \(ms(metrics.rebuildStepMs)), "
+            (settings.online
+                ? "online: copy \(ms(metrics.copyMs)) (prepareMigration, writes go on), swap \(ms(metrics.swapMs)); "
+                : "")
+                + "upgrade: \(ms(metrics.migrationMs)) from \(settings.online ? "prepareMigration" : "startMigration") to done; rebuild step \(ms(metrics.rebuildStepMs)), "
                 + "add-column step \(ms(timeline.duration(of: UpgradePlan.finalStep).map { $0 * 1000 }))",
             "writes held by the upgrade: \(metrics.writesBlockedByUpgrade ?? 0); wait p50 \(ms(metrics.waitP50Ms)), "
                 + "p99 \(ms(metrics.waitP99Ms)), max \(ms(metrics.waitMaxMs))",

@@ -16,7 +16,16 @@ struct SchemaSnapshot: Equatable, Sendable {
 
     static func read(_ db: Database) throws -> SchemaSnapshot {
         var entries: [Entry] = []
-        try db.forEachRow(sql: "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name") { row in
+        // An online copy left by a kill (its shadow table, triggers and bookkeeping) is SerialDB's
+        // own, beside the application's schema: the next upgrade resumes or removes it.
+        let ownCopy = "LIKE 'serialdb\\_online\\_%' ESCAPE '\\'"
+        let shadow = "LIKE 'serialdb\\_new%' ESCAPE '\\'"
+        let sql = """
+            SELECT type, name, tbl_name, sql FROM sqlite_master
+            WHERE NOT (name \(ownCopy) OR tbl_name \(ownCopy) OR name \(shadow) OR tbl_name \(shadow))
+            ORDER BY type, name
+            """
+        try db.forEachRow(sql: sql) { row in
             entries.append(
                 Entry(
                     type: try row.decode(at: 0), name: try row.decode(at: 1), table: try row.decode(at: 2),

@@ -1,3 +1,5 @@
+import Dispatch
+import HarnessSupport
 import SerialDB
 
 /// What the writers write through: a queue (every scenario), or a pool (`--pool`), whose reads
@@ -34,6 +36,31 @@ enum LoadTarget: Sendable {
         case .queue(let queue): return queue.startMigration(migrator, progress: progress)
         case .pool(let pool): return pool.startMigration(migrator, progress: progress)
         }
+    }
+
+    /// Copies the upgrade's rebuilt table while the writers keep writing.
+    func prepareMigration(_ migrator: DatabaseMigrator) async throws -> PreparedMigration {
+        switch self {
+        case .queue(let queue): return try await queue.prepareMigration(migrator)
+        case .pool(let pool): return try await pool.prepareMigration(migrator)
+        }
+    }
+
+    /// ``prepareMigration(_:)`` for the harness's threads: blocks until the copy caught up.
+    func prepareMigrationBlocking(_ migrator: DatabaseMigrator) throws -> PreparedMigration {
+        let outcome = Locked<Result<PreparedMigration, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do {
+                let prepared = try await prepareMigration(migrator)
+                outcome.withLock { $0 = .success(prepared) }
+            } catch {
+                outcome.withLock { $0 = .failure(error) }
+            }
+            done.signal()
+        }
+        done.wait()
+        return try outcome.withLock { $0! }.get()
     }
 
     func close() throws {

@@ -11,15 +11,21 @@ import ToolArguments
 /// - `serialdb-test-child execute PATH SQL` opens PATH, runs SQL (one or several statements),
 ///   and prints "done" or the error: a schema change made by another process.
 /// - `serialdb-test-child sync PATH URL TOKEN PAGE_SIZE PAGES`: see ``ChildSync``.
+/// - `serialdb-test-child prepare PATH DELAY` opens PATH (at step 1 of ``OnlineLadder``),
+///   prepares step 2 online in chunks of 50 rows, printing "copied N" after each chunk and
+///   resting DELAY seconds, prints "prepared" and waits for a line on standard input, then
+///   migrates, printing "swapping" just before.
 @main
 struct TestChild {
     static let usage =
         "usage: serialdb-test-child migrate PATH DELAY | execute PATH SQL | sync PATH URL TOKEN PAGE_SIZE PAGES"
+        + " | prepare PATH DELAY"
 
     enum Command {
         case migrate(path: String, delay: Double)
         case execute(path: String, sql: String)
         case sync(path: String, url: URL, token: String, pageSize: Int, pages: Int)
+        case prepare(path: String, delay: Double)
     }
 
     static func main() {
@@ -44,6 +50,11 @@ struct TestChild {
                 return Command.migrate(path: operands[1], delay: delay)
             case "execute":
                 return Command.execute(path: operands[1], sql: operands[2])
+            case "prepare":
+                guard let delay = Double(operands[2]) else {
+                    throw UsageError("prepare needs a delay in seconds, not `\(operands[2])`")
+                }
+                return Command.prepare(path: operands[1], delay: delay)
             default:
                 throw UsageError("unknown command `\(operands[0])`")
             }
@@ -62,6 +73,8 @@ struct TestChild {
                 try queue.inDatabase { db in try db.execute(sql: sql) }
             case .sync(let path, let url, let token, let pageSize, let pages):
                 try ChildSync.run(path: path, url: url, token: token, pageSize: pageSize, pages: pages)
+            case .prepare(let path, let delay):
+                try prepare(path: path, delay: delay, configuration: configuration)
             }
             FileHandle.standardOutput.write(Data("done\n".utf8))
             exit(ToolArguments.success)
@@ -69,5 +82,30 @@ struct TestChild {
             FileHandle.standardOutput.write(Data("error: \(error)\n".utf8))
             exit(ToolArguments.failure)
         }
+    }
+
+    /// Prepares the online ladder's step 2, then migrates when told to.
+    private static func prepare(path: String, delay: Double, configuration: Configuration) throws {
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        let migrator = OnlineLadder.migrator()
+        let finished = DispatchSemaphore(value: 0)
+        let failure = Locked<(any Error)?>(nil)
+        Task {
+            do {
+                try await queue.prepareMigration(migrator, rowsPerChunk: 50) { progress in
+                    FileHandle.standardOutput.write(Data("copied \(progress.completedUnits ?? 0)\n".utf8))
+                    if delay > 0 { Thread.sleep(forTimeInterval: delay) }
+                }
+            } catch {
+                failure.withLock { $0 = error }
+            }
+            finished.signal()
+        }
+        finished.wait()
+        if let error = failure.withLock({ $0 }) { throw error }
+        FileHandle.standardOutput.write(Data("prepared\n".utf8))
+        _ = readLine()
+        FileHandle.standardOutput.write(Data("swapping\n".utf8))
+        try queue.migrate(migrator)
     }
 }

@@ -19,9 +19,12 @@ extension DatabaseMigrator {
     public mutating func registerMigration(
         _ identifier: String, schema: String, options: SchemaChangeOptions = SchemaChangeOptions()
     ) {
-        registerMigration(identifier) { db in
-            let plan = try db.planSchemaChange(to: schema, options: options)
-            try db.applySchemaChange(plan)
-        }
+        register(
+            Step(
+                identifier: identifier,
+                body: { db in
+                    let plan = try db.planSchemaChange(to: schema, options: options)
+                    try db.applySchemaChange(plan)
+                }, declarative: DeclarativeStep(schema: schema, options: options)))
     }
 }

@@ -30,6 +30,8 @@ public struct DatabaseMigrator: Sendable {
     struct Step: Sendable {
         let identifier: String
         let body: @Sendable (Database) throws -> Void
+        /// The schema of a declarative step, which `prepareMigration` can copy ahead of time.
+        var declarative: DeclarativeStep? = nil
     }
 
     private(set) var steps: [Step] = []
@@ -56,11 +58,15 @@ public struct DatabaseMigrator: Sendable {
     ///     trace. Throw to roll the step back; use `db.inSavepoint` to nest.
     public mutating func registerMigration(_ identifier: String, _ body: @escaping @Sendable (Database) throws -> Void)
     {
-        if steps.contains(where: { $0.identifier == identifier }) {
+        register(Step(identifier: identifier, body: body))
+    }
+
+    mutating func register(_ step: Step) {
+        if steps.contains(where: { $0.identifier == step.identifier }) {
             // Registration cannot throw (it reads as configuration); migrate reports it.
-            registrationErrors.append("the migration \"\(identifier)\" is registered twice")
+            registrationErrors.append("the migration \"\(step.identifier)\" is registered twice")
         }
-        steps.append(Step(identifier: identifier, body: body))
+        steps.append(step)
     }
 
     /// Declares where a database that predates SerialDB kept its version: a database whose
@@ -116,10 +122,7 @@ public struct DatabaseMigrator: Sendable {
     }
 
     func migrate(_ db: Database, upTo target: String?, progress: (@Sendable (MigrationProgress) -> Void)?) throws {
-        if let problem = registrationErrors.first {
-            throw SerialDBError(
-                .invalidMigrator, "The migrator is invalid: \(problem). Give each step its own identifier.")
-        }
+        try checkRegistrations()
         var wanted = steps
         if let target {
             guard let index = steps.firstIndex(where: { $0.identifier == target }) else {
@@ -171,17 +174,28 @@ public struct DatabaseMigrator: Sendable {
         }
     }
 
+    func checkRegistrations() throws {
+        if let problem = registrationErrors.first {
+            throw SerialDBError(
+                .invalidMigrator, "The migrator is invalid: \(problem). Give each step its own identifier.")
+        }
+    }
+
     /// Runs one step in its own transaction, with foreign keys deferred as SQLite's table
     /// rebuild procedure requires.
     private func apply(_ step: Step, to db: Database) throws {
+        // A copy made ahead by `prepareMigration` turns a declarative step into a swap.
+        let swap = try OnlineSwap.prepared(for: step, in: db)
         // A BEGIN, COMMIT, END or ROLLBACK in the step is refused before it runs.
-        try db.inSchemaChangeTransaction(named: "Migration \"\(step.identifier)\"") { db in
+        try db.inSchemaChangeTransaction(
+            named: "Migration \"\(step.identifier)\"", vouchedTables: swap?.vouchedTables ?? []
+        ) { db in
             try createMigrationsTable(db)
             // Another process may have applied the step while we waited for the write lock.
             let applied = try appliedMigrations(db)
             try checkNoUnknownMigrations(applied)
             if applied.contains(step.identifier) { return }
-            try step.body(db)
+            if let swap { try swap.run(db) } else { try step.body(db) }
             guard db.isInsideTransaction else { throw db.transactionEndedError(refusing: nil) }
             try record(step.identifier, in: db)
         }
@@ -201,7 +215,7 @@ public struct DatabaseMigrator: Sendable {
                 + "Migrate up to \"\(steps[current].identifier)\" or a later step.")
     }
 
-    private func checkNoUnknownMigrations(_ applied: [String]) throws {
+    func checkNoUnknownMigrations(_ applied: [String]) throws {
         guard !allowsUnknownMigrations else { return }
         let known = Set(migrationIdentifiers)
         let unknown = applied.filter { !known.contains($0) }
@@ -216,7 +230,7 @@ public struct DatabaseMigrator: Sendable {
 
     // MARK: - The migrations table
 
-    private func createMigrationsTable(_ db: Database) throws {
+    func createMigrationsTable(_ db: Database) throws {
         try db.execute(
             sql: """
                 CREATE TABLE IF NOT EXISTS \(Self.migrationsTableName.quotedDatabaseIdentifier)(
@@ -225,7 +239,7 @@ public struct DatabaseMigrator: Sendable {
                 """)
     }
 
-    private func record(_ identifier: String, in db: Database) throws {
+    func record(_ identifier: String, in db: Database) throws {
         try db.execute(
             sql:
                 "INSERT INTO \(Self.migrationsTableName.quotedDatabaseIdentifier)(identifier, applied_at) VALUES (?, ?)",
@@ -236,7 +250,7 @@ public struct DatabaseMigrator: Sendable {
     /// already has, in one transaction.
     /// Returns whether it looked (then the applied steps may have changed, also by another
     /// process adopting the database meanwhile).
-    private func adoptLegacyVersionIfNeeded(_ db: Database) throws -> Bool {
+    func adoptLegacyVersionIfNeeded(_ db: Database) throws -> Bool {
         guard let legacyVersion, !(try db.tableExists(Self.migrationsTableName)) else { return false }
         try db.inTransaction(.immediate) { db in
             // Re-check under the write lock: another process may have adopted it meanwhile.

@@ -19,8 +19,17 @@ extension Database {
     public func planSchemaChange(to sql: String, options: SchemaChangeOptions = SchemaChangeOptions()) throws
         -> SchemaPlan
     {
+        try planSchemaChange(to: sql, options: options, skippingRowChecksOf: [])
+    }
+
+    /// ``planSchemaChange(to:options:)``, without the checks that read every row of the
+    /// `prepared` source tables (folded names), whose rows an online copy already holds.
+    func planSchemaChange(to sql: String, options: SchemaChangeOptions, skippingRowChecksOf prepared: Set<String>)
+        throws -> SchemaPlan
+    {
         var planner = SchemaPlanner(
             db: self, live: try schema(), desired: try desiredSchema(sql), options: options)
+        planner.skipsRowChecks = prepared
         return try planner.plan()
     }
 
@@ -36,6 +45,14 @@ extension Database {
     ///   definition; ``SerialDBError/Code/foreignKeyViolation``; any ``DatabaseError``. On
     ///   error the database is left as it was.
     public func applySchemaChange(_ plan: SchemaPlan, progress: ((Int, Int) -> Void)? = nil) throws {
+        try applySchemaChange(plan, progress: progress, swapping: nil)
+    }
+
+    /// ``applySchemaChange(_:progress:)``; `swap` takes over the rebuilds and indexes an online
+    /// copy prepared.
+    func applySchemaChange(_ plan: SchemaPlan, progress: ((Int, Int) -> Void)?, swapping swap: (any PlanSubstitution)?)
+        throws
+    {
         guard !plan.isRefused else {
             throw SerialDBError(
                 .schemaChangeRefused,
@@ -52,9 +69,9 @@ extension Database {
                         + "would cascade into its child rows. Apply it outside any transaction, or in a migration step."
                 )
             }
-            try run(plan)
+            try run(plan, swapping: swap)
         } else {
-            try inSchemaChangeTransaction { db in try db.run(plan) }
+            try inSchemaChangeTransaction { db in try db.run(plan, swapping: swap) }
         }
     }
 
@@ -67,7 +84,7 @@ extension Database {
         return plan
     }
 
-    private func run(_ plan: SchemaPlan) throws {
+    private func run(_ plan: SchemaPlan, swapping swap: (any PlanSubstitution)?) throws {
         guard try fetchOne(Int.self, sql: "PRAGMA schema_version") == plan.schemaVersion else {
             throw SerialDBError(
                 .schemaChangeRefused,
@@ -76,6 +93,7 @@ extension Database {
         for step in plan.steps {
             switch step.action {
             case .execute(let sql):
+                if let swap, try swap.replaces(sql, in: self) { continue }
                 do {
                     try execute(sql: sql)
                 } catch let error as DatabaseError
@@ -92,7 +110,9 @@ extension Database {
                             + "definition, so the change was rolled back. Fix those rows and migrate again.",
                         underlying: error)
                 }
-            case .rebuild(let rebuild): try rebuild.run(self)
+            case .rebuild(let rebuild):
+                if let swap, try swap.replaces(rebuild, in: self) { continue }
+                try rebuild.run(self)
             }
         }
         for name in plan.tablesKeptAsWritten {

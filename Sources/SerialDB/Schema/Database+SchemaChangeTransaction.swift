@@ -15,7 +15,11 @@ extension Database {
     }
 
     /// ``inSchemaChangeTransaction(_:)``, naming the block in its errors ("Migration \"v2\"").
-    func inSchemaChangeTransaction(named name: String, _ block: (Database) throws -> Void) throws {
+    /// `vouchedTables` (folded names) are left out of the foreign key checks: an online copy
+    /// checked each of their rows' references as it copied and mirrored them.
+    func inSchemaChangeTransaction(
+        named name: String, vouchedTables: Set<String> = [], _ block: (Database) throws -> Void
+    ) throws {
         guard !isInsideTransaction else {
             throw SerialDBError(
                 .invalidArguments,
@@ -30,11 +34,11 @@ extension Database {
             try inTransaction(.immediate) { db in
                 // Broken references that predate the change are not the change's doing: only
                 // the ones it introduces roll it back.
-                let predating = try db.foreignKeyViolations()
+                let predating = try db.foreignKeyViolations(excluding: vouchedTables)
                 try db.refusingTransactionControl(in: name) { try block(db) }
                 // SQLite may still have ended it by itself (ON CONFLICT ROLLBACK, an interrupt).
                 guard db.isInsideTransaction else { throw db.transactionEndedError(refusing: nil) }
-                try db.checkForeignKeys(ignoring: predating)
+                try db.checkForeignKeys(ignoring: predating, excluding: vouchedTables)
                 return .commit
             }
         }
@@ -64,13 +68,14 @@ extension Database {
     /// The broken references `PRAGMA foreign_key_check` reports, as "table/rowid/parent".
     /// Tables with a key SQLite cannot enforce ("foreign key mismatch") are left out, so a
     /// change that fixes such a key can run.
-    func foreignKeyViolations() throws -> Set<String> {
+    func foreignKeyViolations(excluding vouched: Set<String> = []) throws -> Set<String> {
         let rows: [Row]
         do {
-            rows = try fetchAll(Row.self, sql: "PRAGMA foreign_key_check")
+            rows = try foreignKeyCheckRows(excluding: vouched)
         } catch let error as DatabaseError where error.message.contains("foreign key mismatch") {
             var checkable: [Row] = []
-            for table in try fetchAll(String.self, sql: "SELECT name FROM sqlite_master WHERE type = 'table'") {
+            for table in try fetchAll(String.self, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+            where !vouched.contains(table.sqliteFolded) {
                 do {
                     checkable += try fetchAll(
                         Row.self, sql: "SELECT * FROM pragma_foreign_key_check(?)", arguments: [table])
@@ -83,10 +88,10 @@ extension Database {
 
     /// Like ``checkForeignKeys()``, leaving out the violations listed in `predating`
     /// (from ``foreignKeyViolations()`` before a change); the message says how many predate it.
-    func checkForeignKeys(ignoring predating: Set<String>) throws {
+    func checkForeignKeys(ignoring predating: Set<String>, excluding vouched: Set<String> = []) throws {
         let all: [Row]
         do {
-            all = try fetchAll(Row.self, sql: "PRAGMA foreign_key_check")
+            all = try foreignKeyCheckRows(excluding: vouched)
         } catch let error as DatabaseError where error.message.contains("foreign key mismatch") {
             throw SerialDBError(
                 .schemaChangeRefused,
@@ -113,5 +118,16 @@ extension Database {
                 + ". The change was rolled back; keep or fix the referencing rows."
                 + (predating.isEmpty
                     ? "" : " (\(predating.count) other broken reference(s) predate the change and were left alone.)"))
+    }
+
+    /// `PRAGMA foreign_key_check`, over every table but the `vouched` ones (folded names).
+    private func foreignKeyCheckRows(excluding vouched: Set<String>) throws -> [Row] {
+        guard !vouched.isEmpty else { return try fetchAll(Row.self, sql: "PRAGMA foreign_key_check") }
+        var rows: [Row] = []
+        for table in try fetchAll(String.self, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+        where !vouched.contains(table.sqliteFolded) {
+            rows += try fetchAll(Row.self, sql: "SELECT * FROM pragma_foreign_key_check(?)", arguments: [table])
+        }
+        return rows
     }
 }

@@ -7,6 +7,10 @@ struct SchemaPlanner {
     let live: DatabaseSchema
     let desired: DatabaseSchema
     private(set) var options: SchemaChangeOptions
+    /// Source tables (folded names) whose rows an online copy already holds in their new
+    /// definition: the checks that read every row are skipped for them (the swap runs under
+    /// the gate and must not scan the table).
+    var skipsRowChecks: Set<String> = []
 
     private var steps: [SchemaPlan.Step] = []
     var refusals: [String] = []
@@ -235,7 +239,8 @@ struct SchemaPlanner {
 
     private mutating func rebuild(from source: TableDefinition, to table: TableDefinition) throws -> TableRebuild? {
         let rowCount =
-            try db.fetchOne(Int.self, sql: "SELECT count(*) FROM \(source.name.quotedDatabaseIdentifier)") ?? 0
+            skipsRowChecks.contains(source.name.sqliteFolded)
+            ? 0 : try db.fetchOne(Int.self, sql: "SELECT count(*) FROM \(source.name.quotedDatabaseIdentifier)") ?? 0
         var reasons: [String] = []
         if !source.name.isSameSQLiteName(as: table.name) {
             reasons.append("renamed from \(source.name.quotedDatabaseIdentifier)")
@@ -303,7 +308,9 @@ struct SchemaPlanner {
                     try checkValueConversion(from: sourceColumn, of: source, to: column, of: table)
                 }
                 var copied = TableRebuild.CopiedColumn(target: column.name, source: sourceColumn.name)
-                if column.isNotNull && !sourceColumn.isNotNull && !isAutomaticKey(column, table) {
+                if column.isNotNull && !sourceColumn.isNotNull && !isAutomaticKey(column, table)
+                    && !skipsRowChecks.contains(source.name.sqliteFolded)
+                {
                     let nulls = try nullCount(source.name, sourceColumn.name)
                     if nulls > 0 {
                         if let fill {
@@ -352,6 +359,7 @@ struct SchemaPlanner {
     private mutating func refuseDroppedColumns(
         of source: TableDefinition, notUsedBy usedSources: Set<String>, in table: TableDefinition
     ) throws {
+        guard !skipsRowChecks.contains(source.name.sqliteFolded) else { return }
         for column in source.columns where column.isWritable && !usedSources.contains(column.name.sqliteFolded) {
             let values = try nonNullCount(source.name, column.name)
             if values > 0 && !options.allowsDropping(table: table.name, column: column.name)

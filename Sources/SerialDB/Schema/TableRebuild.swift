@@ -123,6 +123,12 @@ public struct TableRebuild: Sendable {
                 "Copying the rows of \(sourceTable.quotedDatabaseIdentifier) moved \(copied) of \(sourceRows) rows, so "
                     + "the change was rolled back. Check the new definition's conflict clauses and triggers.")
         }
+        try replaceSource(with: temporaryName, in: db)
+    }
+
+    /// Carries the AUTOINCREMENT counter over to `newTable`, drops the source table and gives
+    /// `newTable` its final name (unless a later step does).
+    func replaceSource(with newTable: String, in db: Database) throws {
         if carriesAutoincrement {
             // The new table's counter starts at the highest copied id; the old one may have
             // been higher (rows deleted from the end), and ids must never be reused. It is
@@ -132,15 +138,20 @@ public struct TableRebuild: Sendable {
                     INSERT INTO sqlite_sequence(name, seq)
                     SELECT ?, seq FROM sqlite_sequence WHERE name = ?
                     AND NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = ?)
-                    """, arguments: [temporaryName, sourceTable, temporaryName])
+                    """, arguments: [newTable, sourceTable, newTable])
             try db.execute(
                 sql: """
                     UPDATE sqlite_sequence SET seq = max(seq, (SELECT seq FROM sqlite_sequence WHERE name = ?))
                     WHERE name = ? AND EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = ?)
-                    """, arguments: [sourceTable, temporaryName, sourceTable])
+                    """, arguments: [sourceTable, newTable, sourceTable])
         }
         try db.execute(sql: "DROP TABLE \(sourceTable.quotedDatabaseIdentifier)")
-        if !renamesLater { try db.execute(sql: renameSQL) }
+        if !renamesLater {
+            try db.execute(
+                sql:
+                    "ALTER TABLE \(newTable.quotedDatabaseIdentifier) RENAME TO \(targetTable.quotedDatabaseIdentifier)"
+            )
+        }
     }
 
     /// Copies every row, returning how many arrived.

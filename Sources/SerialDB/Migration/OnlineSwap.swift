@@ -1,0 +1,128 @@
+/// How `migrate` finishes a step that `prepareMigration` copied: under the gate, in the step's
+/// one transaction, it stops the mirroring, verifies each copy, drops the old table and gives
+/// the copy its name, renames the prepared indexes, and runs the rest of the step's plan
+/// (views, triggers, other tables) as usual. The step is recorded in the same transaction, so
+/// a crash before its commit leaves the old table serving, with its copy still in step.
+struct OnlineSwap: PlanSubstitution {
+    let step: DatabaseMigrator.Step
+    let declarative: DeclarativeStep
+    let copies: [OnlineTableCopy]
+
+    /// Tables the foreign key check may leave out (folded names, old and new): their rows'
+    /// references were checked as they were copied and mirrored.
+    var vouchedTables: Set<String> {
+        Set(
+            copies.filter(\.vouchesForeignKeys).flatMap {
+                [$0.rebuild.sourceTable.sqliteFolded, $0.rebuild.targetTable.sqliteFolded]
+            })
+    }
+
+    private var prepared: Set<String> { Set(copies.map { $0.sourceTable.sqliteFolded }) }
+
+    /// The swap for `step`, when a copy was prepared for it; runs before the step's transaction.
+    /// A copy left for another step or definition is removed, and the step runs as it always
+    /// did. A copy not finished (its process died, or still copies) is taken over: its chunks
+    /// share one cursor in the database, so no row range is copied twice.
+    static func prepared(for step: DatabaseMigrator.Step, in db: Database) throws -> OnlineSwap? {
+        guard try OnlineCopyState.exists(db) else { return nil }
+        let records = try OnlineCopyState.records(db)
+        guard let declarative = step.declarative, !records.isEmpty,
+            records.allSatisfy({ $0.step == step.identifier })
+        else {
+            try discardAll(db)
+            return nil
+        }
+        let plan = try db.planSchemaChange(
+            to: declarative.schema, options: declarative.options,
+            skippingRowChecksOf: Set(records.map(\.source.sqliteFolded)))
+        let copies = try OnlinePreparation.copies(for: records, plan: plan, db)
+        guard copies.count == records.count else {
+            try discardAll(db)
+            return nil
+        }
+        while true {
+            switch try OnlinePreparation.nextChunk(of: copies, rows: 20_000, checkpoint: false, db) {
+            case .copied(let done, let total): db.reportProgress(completed: min(done, total), total: total)
+            case .finished: return OnlineSwap(step: step, declarative: declarative, copies: copies)
+            case .gone: return nil
+            }
+        }
+    }
+
+    private static func discardAll(_ db: Database) throws {
+        try db.inTransaction(.immediate) { db in
+            try OnlineCopyState.discardAll(db)
+            return .commit
+        }
+    }
+
+    /// The step, inside its transaction (foreign keys off): the plan again, without the checks
+    /// that read every row of the copied tables, with the copies standing in for the rebuilds.
+    func run(_ db: Database) throws {
+        let plan = try db.planSchemaChange(
+            to: declarative.schema, options: declarative.options, skippingRowChecksOf: prepared)
+        let current = try OnlinePreparation.copies(for: try OnlineCopyState.records(db), plan: plan, db)
+        guard current.map(\.fingerprint) == copies.map(\.fingerprint) else {
+            throw SerialDBError(
+                .schemaChangeRefused,
+                "The schema changed while the upgrade started, so the prepared copy no longer fits; nothing was "
+                    + "changed. Migrate again.")
+        }
+        try db.applySchemaChange(plan, progress: nil, swapping: self)
+        for copy in copies { try OnlineCopyState.delete(copy.id, db) }
+        try OnlineCopyState.dropTablesIfEmpty(db)
+    }
+
+    /// Stands in for `rebuild` when its table was copied: the old table is replaced by the copy.
+    func replaces(_ rebuild: TableRebuild, in db: Database) throws -> Bool {
+        guard let copy = copies.first(where: { $0.sourceTable.isSameSQLiteName(as: rebuild.sourceTable) }) else {
+            return false
+        }
+        try copy.dropTriggers(db)
+        let refused = try copy.refusedRows(db)
+        guard refused.count == 0 else {
+            throw SerialDBError(
+                .schemaChangeRefused,
+                "\(refused.count) row(s) of \(copy.sourceTable.quotedDatabaseIdentifier) written while the copy ran do not "
+                    + "satisfy its new definition (rows with \(copy.keyDescription) "
+                    + refused.described.joined(separator: "; ")
+                    + (refused.count > refused.described.count ? "; ..." : "")
+                    + "), so the upgrade was rolled back and the old table keeps serving. Fix those rows and migrate "
+                    + "again: the copy stays in step.")
+        }
+        let counts = try copy.rowCounts(db)
+        try db.execute(sql: "DROP TABLE \(OnlineTableCopy.rejectTable(copy.id).quotedDatabaseIdentifier)")
+        guard counts.live == counts.shadow else {
+            // A write the triggers cannot see (a REPLACE that deleted another row with recursive
+            // triggers off) left the copy out of step: copy again, here, as a plain rebuild does.
+            try db.execute(sql: "DROP TABLE \(copy.shadow.quotedDatabaseIdentifier)")
+            try rebuild.run(db)
+            return true
+        }
+        try rebuild.replaceSource(with: copy.shadow, in: db)
+        return true
+    }
+
+    /// Stands in for a CREATE INDEX of the plan when the copy built that index: the prepared
+    /// index takes its name. SQLite has no ALTER INDEX, so the schema row is renamed, and the
+    /// connection reloads its schema (`writable_schema = RESET`); the table's rename already
+    /// tells other connections to reload theirs. Where writing the schema is forbidden, the
+    /// index is built again under its name.
+    /// See <https://www.sqlite.org/pragma.html#pragma_writable_schema>.
+    func replaces(_ sql: String, in db: Database) throws -> Bool {
+        guard let index = copies.lazy.flatMap(\.indexes).first(where: { $0.sql == sql }) else { return false }
+        do {
+            try db.execute(sql: "PRAGMA writable_schema = ON")
+            try db.execute(
+                sql: "UPDATE sqlite_master SET name = ?, sql = ? WHERE type = 'index' AND name = ?",
+                arguments: [index.name, index.sql, index.temporaryName])
+            let renamed = db.changesCount == 1
+            try db.execute(sql: "PRAGMA writable_schema = RESET")
+            if renamed { return true }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_ERROR {
+            try? db.execute(sql: "PRAGMA writable_schema = RESET")
+        }
+        try db.execute(sql: "DROP INDEX IF EXISTS \(index.temporaryName.quotedDatabaseIdentifier)")
+        return false
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import SerialDB
+import SerialDBTestSupport
+import Testing
+
+/// The online copy across processes: a child killed with SIGKILL during the copy, after it
+/// caught up, or during the swap leaves the old table whole (or the new one, once the swap
+/// committed), and the next upgrade finishes; a second process's `migrate` takes over a copy
+/// still running, without copying any row range twice.
+@Suite struct OnlineSchemaChangeProcessTests {
+    private static let rows = 3_000
+
+    private func seededFile(_ directory: TemporaryDirectory) throws -> String {
+        let path = directory.path("online.sqlite")
+        let queue = try DatabaseQueue(path: path)
+        try queue.migrate(OnlineLadder.migrator(), upTo: OnlineLadder.identifiers[0])
+        try queue.write { db in try OnlineLadder.seed(db, count: Self.rows) }
+        try queue.close()
+        return path
+    }
+
+    private func child(_ path: String, delay: Double) throws -> ChildProcess {
+        try ChildProcess(executable: "serialdb-test-child", arguments: ["prepare", path, "\(delay)"])
+    }
+
+    /// Opens the file as the killed child left it: old schema with every row, or the new one
+    /// with every row; then the next preparation and upgrade finish and leave nothing behind.
+    private func checkAfterKill(_ path: String) async throws {
+        let queue = try DatabaseQueue(path: path)
+        let (steps, rows) = try blocking {
+            try queue.read { db in
+                (try OnlineLadder.migrator().appliedMigrations(db), try OnlineLadder.rows(db))
+            }
+        }
+        #expect(rows.count == Self.rows)
+        #expect(rows.first == "1: item-1/1")
+        if steps == OnlineLadder.identifiers {
+            let leftovers = try blocking { try queue.read { db in try OnlineLadder.leftovers(db) } }
+            #expect(leftovers == [])
+        } else {
+            #expect(steps == [OnlineLadder.identifiers[0]])
+            // The old table still takes what only the old definition allows.
+            try blocking {
+                try queue.write { db in
+                    try db.execute(sql: "INSERT INTO item(id, name, score) VALUES (9999, NULL, NULL)")
+                    try db.execute(sql: "DELETE FROM item WHERE id = 9999")
+                }
+            }
+            try await queue.prepareMigration(OnlineLadder.migrator())
+            try await queue.migrate(OnlineLadder.migrator())
+        }
+        let (after, leftovers, integrity) = try blocking {
+            try queue.read { db in
+                (
+                    try OnlineLadder.rows(db), try OnlineLadder.leftovers(db),
+                    try db.fetchAll(String.self, sql: "PRAGMA integrity_check")
+                )
+            }
+        }
+        #expect(after == rows)
+        #expect(leftovers == [])
+        #expect(integrity == ["ok"])
+        try await queue.close()
+    }
+
+    @Test func aChildKilledDuringTheCopyLeavesTheOldTableWholeAndTheCopyIsResumed() async throws {
+        let directory = try TemporaryDirectory()
+        let path = try seededFile(directory)
+        let child = try child(path, delay: 0.01)
+        _ = try await child.line(withPrefix: "copied 500")
+        child.kill()
+        _ = try await child.exitStatus()
+        // The copy left behind is in step with the old table; the next preparation resumes it.
+        let queue = try DatabaseQueue(path: path)
+        let copied = try blocking {
+            try queue.read { db in
+                try db.fetchOne(Int.self, sql: "SELECT copied FROM serialdb_online_copy") ?? 0
+            }
+        }
+        #expect(copied >= 500 && copied < Self.rows)
+        let firstReport = Locked<Int?>(nil)
+        try await queue.prepareMigration(OnlineLadder.migrator(), rowsPerChunk: 100) { progress in
+            firstReport.withLock { $0 = $0 ?? progress.completedUnits }
+        }
+        #expect((firstReport.withLock { $0 } ?? 0) > copied)
+        try await queue.close()
+        try await checkAfterKill(path)
+    }
+
+    @Test func aChildKilledAfterTheCopyCaughtUpLeavesTheOldTableServing() async throws {
+        let directory = try TemporaryDirectory()
+        let path = try seededFile(directory)
+        let child = try child(path, delay: 0)
+        _ = try await child.line(withPrefix: "prepared")
+        child.kill()
+        _ = try await child.exitStatus()
+        try await checkAfterKill(path)
+    }
+
+    @Test func aChildKilledDuringTheSwapLeavesTheOldOrTheNewTableNeverAMix() async throws {
+        let directory = try TemporaryDirectory()
+        let path = try seededFile(directory)
+        let child = try child(path, delay: 0)
+        _ = try await child.line(withPrefix: "prepared")
+        child.send("go")
+        _ = try await child.line(withPrefix: "swapping")
+        child.kill()
+        _ = try await child.exitStatus()
+        try await checkAfterKill(path)
+    }
+
+    @Test func aSecondProcessMigratingDuringTheCopyTakesItOverWithoutCopyingTwice() async throws {
+        let directory = try TemporaryDirectory()
+        let path = try seededFile(directory)
+        let child = try child(path, delay: 0.02)
+        _ = try await child.line(withPrefix: "copied 300")
+        var configuration = Configuration()
+        configuration.busyTimeout = .seconds(30)
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        let reports = Locked<[Int]>([])
+        try await queue.migrate(OnlineLadder.migrator()) { progress in
+            if progress.event == .stepProgress, let done = progress.completedUnits {
+                reports.withLock { $0.append(done) }
+            }
+        }
+        // This process went on from the child's cursor, not from the first row.
+        let first = reports.withLock { $0.first } ?? 0
+        #expect(first > 300)
+        // The child's preparation sees the step applied and ends without error.
+        _ = try await child.line(withPrefix: "prepared")
+        child.send("go")
+        #expect(try await child.exitStatus() == 0)
+        let (rows, leftovers) = try blocking {
+            try queue.read { db in (try OnlineLadder.rows(db), try OnlineLadder.leftovers(db)) }
+        }
+        #expect(rows.count == Self.rows)
+        #expect(leftovers == [])
+    }
+}
