@@ -31,7 +31,8 @@ final class InProcessSyncServer: Sendable {
     struct Bends: Sendable {
         /// A smaller page cap than the protocol's (a request's limit is lowered to it).
         var pageCap: Int?
-        /// Serve as a server that predates `"resyncing"`: the field is taken off requests.
+        /// Serve as a server that predates protocol 1.1: `"resyncing"` is taken off requests
+        /// and `"floor"` off answers.
         var ignoresResyncing = false
     }
 

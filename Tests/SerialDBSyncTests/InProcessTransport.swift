@@ -93,7 +93,9 @@ final class InProcessTransport: SyncTransport {
         let bends = server.bends.withLock { $0 }
         if let cap = bends.pageCap { request.limit = min(request.limit, cap) }
         if bends.ignoresResyncing { request.resyncing = false }
-        let page: FetchDataResponse = try await perform(.fetchData, request)
+        var page: FetchDataResponse = try await perform(.fetchData, request)
+        // A server older than protocol 1.1 neither honours "resyncing" nor sends "floor".
+        if bends.ignoresResyncing { page.floor = nil }
         guard
             let rewrite = rewriteNextPage.withLock({ rewrite in
                 defer { rewrite = nil }

@@ -19,8 +19,9 @@ import Testing
         return path
     }
 
-    private func child(_ path: String, delay: Double) throws -> ChildProcess {
-        try ChildProcess(executable: "serialdb-test-child", arguments: ["prepare", path, "\(delay)"])
+    private func child(_ path: String, delay: Double, pauseAt: Int? = nil) throws -> ChildProcess {
+        let pause = pauseAt.map { ["\($0)"] } ?? []
+        return try ChildProcess(executable: "serialdb-test-child", arguments: ["prepare", path, "\(delay)"] + pause)
     }
 
     /// Opens the file as the killed child left it: old schema with every row, or the new one
@@ -66,8 +67,9 @@ import Testing
     @Test func aChildKilledDuringTheCopyLeavesTheOldTableWholeAndTheCopyIsResumed() async throws {
         let directory = try TemporaryDirectory()
         let path = try seededFile(directory)
-        let child = try child(path, delay: 0.01)
-        _ = try await child.line(withPrefix: "copied 500")
+        // Paused between chunks at 500 rows: the kill lands mid-copy however loaded the machine is.
+        let child = try child(path, delay: 0, pauseAt: 500)
+        _ = try await child.line(withPrefix: "paused")
         child.kill()
         _ = try await child.exitStatus()
         // The copy left behind is in step with the old table; the next preparation resumes it.
@@ -112,8 +114,8 @@ import Testing
     @Test func aSecondProcessMigratingDuringTheCopyTakesItOverWithoutCopyingTwice() async throws {
         let directory = try TemporaryDirectory()
         let path = try seededFile(directory)
-        let child = try child(path, delay: 0.02)
-        _ = try await child.line(withPrefix: "copied 300")
+        let child = try child(path, delay: 0, pauseAt: 300)
+        _ = try await child.line(withPrefix: "paused")
         var configuration = Configuration()
         configuration.busyTimeout = .seconds(30)
         let queue = try DatabaseQueue(path: path, configuration: configuration)
@@ -126,7 +128,8 @@ import Testing
         // This process went on from the child's cursor, not from the first row.
         let first = reports.withLock { $0.first } ?? 0
         #expect(first > 300)
-        // The child's preparation sees the step applied and ends without error.
+        // Let go, the child's preparation sees the step applied and ends without error.
+        child.send("resume")
         _ = try await child.line(withPrefix: "prepared")
         child.send("go")
         #expect(try await child.exitStatus() == 0)
