@@ -5,7 +5,7 @@ import SerialDBSyncWire
 /// authorization, body) and returns the status and JSON body the wire protocol fixes (the README's "Sync server").
 ///
 /// ``SyncServer`` feeds it the requests libmicrohttpd receives; tests and other servers can
-/// call ``handle(_:)`` directly.
+/// call ``handle(_:configuration:)`` directly.
 ///
 /// ```swift
 /// let service = SyncService(configuration: configuration, store: try SQLiteSyncStore(path: "server.sqlite"))
@@ -83,8 +83,12 @@ public final class SyncService: Sendable {
     /// (404, 405, 401), or `nil` when its body must be read. A server calls it as soon as the
     /// headers are in, so that a caller without a valid token cannot make it buffer a body.
     ///
-    /// - Parameter configuration: the request's snapshot (``configuration`` when it started);
-    ///   the current one when `nil`.
+    /// - Parameters:
+    ///   - method: the HTTP method.
+    ///   - path: the request's path (`/v1/post-data`).
+    ///   - authorization: the `Authorization` header, if any.
+    ///   - configuration: the request's snapshot (``configuration`` when it started); the
+    ///     current one when `nil`.
     public func refusal(
         method: String, path: String, authorization: String?, configuration: SyncServerConfiguration? = nil
     ) -> SyncResponse? {

@@ -115,7 +115,7 @@ public final class DatabasePool: DatabaseWriter {
     }
 
     /// Runs `block` on the writer connection with no transaction, like
-    /// `DatabaseQueue/inDatabase(_:)`; the same as ``writerDatabase(file:line:function:_:)``.
+    /// `DatabaseQueue/inDatabase(_:)`; the same as `writerDatabase(_:)`.
     public func inDatabase<T>(
         file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
         _ block: (Database) throws -> T

@@ -22,7 +22,7 @@ public protocol DatabaseReader: AnyObject, Sendable {
     var configuration: Configuration { get }
 
     /// Runs `block` in a read-only deferred transaction (one consistent snapshot) and returns
-    /// its result. See ``DatabaseQueue/read(file:line:function:_:)``.
+    /// its result. See `DatabaseQueue.read(_:)`.
     func read<T>(
         file: StaticString, line: UInt, function: StaticString, _ block: (Database) throws -> T
     ) throws -> T

@@ -1,6 +1,6 @@
 /// What ``DatabaseQueue`` and ``DatabasePool`` share for writing, on top of
 /// ``DatabaseReader``: the blocks that run on the one writer connection, and the features
-/// written once for both (``migrate(_:progress:)``, ``startMigration(_:progress:)``,
+/// written once for both (`migrate(_:progress:)`, ``startMigration(_:progress:)``,
 /// ``backup(to:pagesPerStep:overwriting:progress:)``, ``observe(_:)``).
 ///
 /// ```swift
@@ -15,13 +15,13 @@
 /// connection and everything else on the writer.
 public protocol DatabaseWriter: DatabaseReader {
     /// Runs `block` on the writer with no transaction. See
-    /// ``DatabaseQueue/inDatabase(file:line:function:_:)``.
+    /// `DatabaseQueue.inDatabase(_:)`.
     func inDatabase<T>(
         file: StaticString, line: UInt, function: StaticString, _ block: (Database) throws -> T
     ) throws -> T
 
     /// Runs `block` on the writer in a transaction of `kind`, committed or rolled back as the
-    /// block returns. See ``DatabaseQueue/inTransaction(file:line:function:_:_:)``.
+    /// block returns. See `DatabaseQueue.inTransaction(_:_:)`.
     func inTransaction(
         file: StaticString, line: UInt, function: StaticString, _ kind: TransactionKind,
         _ block: (Database) throws -> TransactionCompletion

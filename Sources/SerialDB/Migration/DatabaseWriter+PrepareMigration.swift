@@ -1,6 +1,7 @@
-extension DatabaseQueue {
-    /// Copies the tables the first pending step rebuilds while the queue keeps serving, so that
-    /// the upgrade that follows holds other work only for a short swap.
+extension DatabaseWriter {
+    /// Copies the tables the first pending step rebuilds while the queue or pool keeps serving,
+    /// so that the upgrade that follows holds other work only for a short swap. On a pool the
+    /// copy runs on the writer, and reads keep seeing the old table until the swap.
     ///
     /// ```swift
     /// try await queue.prepareMigration(migrator)   // the service keeps writing the old schema
@@ -39,6 +40,6 @@ extension DatabaseQueue {
         progress: (@Sendable (MigrationProgress) -> Void)? = nil
     ) async throws -> PreparedMigration {
         try await OnlinePreparation.prepare(
-            migrator, writer: serializer, rowsPerChunk: rowsPerChunk, progress: progress)
+            migrator, writer: writerInternals.serializer, rowsPerChunk: rowsPerChunk, progress: progress)
     }
 }
