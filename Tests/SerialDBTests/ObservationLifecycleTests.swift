@@ -6,7 +6,7 @@ import Testing
 
 /// Observations across migrations, beside a busy writer, by the thousand, under many writing
 /// threads, and cancelled at each point where they wait.
-@Suite struct ObservationLifecycleTests {
+@Suite(.timeLimit(.minutes(5))) struct ObservationLifecycleTests {
     private static let count = "SELECT count(*) FROM player"
 
     private func seeded(_ kind: WriterKind, in directory: TemporaryDirectory) throws -> any DatabaseWriter {

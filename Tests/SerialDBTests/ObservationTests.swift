@@ -8,7 +8,7 @@ import Testing
 /// observation ends. "Marked changed" is read from the observation itself, right after the
 /// commit returned (the serializer publishes commits before the committing call returns), so
 /// no test waits for something not to happen.
-@Suite struct ObservationTests {
+@Suite(.timeLimit(.minutes(5))) struct ObservationTests {
     private static let count = "SELECT count(*) FROM player"
 
     private func seeded(_ kind: WriterKind, in directory: TemporaryDirectory, rows: Int = 3) throws
