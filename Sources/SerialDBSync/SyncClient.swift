@@ -285,16 +285,15 @@ public final class SyncClient: Sendable {
                 try Task.checkCancellation()
                 page = try await transport.fetchData(request)
             case .apply(let application):
-                guard let request = fetch.nextRequest else {
-                    downloaded += try await database.write { db in try Download.apply(db, application) }
-                    report(downloaded, state: state, progress: progress)
-                    return downloaded
-                }
-                try Task.checkCancellation()
-                async let next = transport.fetchData(request)
+                // The next page is asked for once this one is applied, not while: a page that
+                // fails to apply must not leave a request in flight, whose cancellation
+                // URLSession on Linux does not always honour promptly (a `serialdb sync`
+                // stopped by such a page hung under ThreadSanitizer).
                 downloaded += try await database.write { db in try Download.apply(db, application) }
                 report(downloaded, state: state, progress: progress)
-                page = try await next
+                guard let request = fetch.nextRequest else { return downloaded }
+                try Task.checkCancellation()
+                page = try await transport.fetchData(request)
             }
         }
     }
