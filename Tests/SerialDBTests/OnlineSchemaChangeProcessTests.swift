@@ -48,7 +48,9 @@ import Testing
                 }
             }
             try await queue.prepareMigration(OnlineLadder.migrator())
-            try await queue.migrate(OnlineLadder.migrator())
+            let reports = PreparedCopyReports()
+            try await queue.migrate(OnlineLadder.migrator(), progress: reports.progress)
+            #expect(reports.all == [PreparedCopyOutcome(tables: ["item"])])
         }
         let (after, leftovers, integrity) = try blocking {
             try queue.read { db in
@@ -120,11 +122,15 @@ import Testing
         configuration.busyTimeout = .seconds(30)
         let queue = try DatabaseQueue(path: path, configuration: configuration)
         let reports = Locked<[Int]>([])
+        let outcomes = PreparedCopyReports()
         try await queue.migrate(OnlineLadder.migrator()) { progress in
             if progress.event == .stepProgress, let done = progress.completedUnits {
                 reports.withLock { $0.append(done) }
             }
+            outcomes.progress(progress)
         }
+        // The copy this process finished is the one swapped in.
+        #expect(outcomes.all == [PreparedCopyOutcome(tables: ["item"])])
         // This process went on from the child's cursor, not from the first row.
         let first = reports.withLock { $0.first } ?? 0
         #expect(first > 300)
