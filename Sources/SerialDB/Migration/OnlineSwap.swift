@@ -58,6 +58,9 @@ struct OnlineSwap: PlanSubstitution {
                 tables: records.map(\.source),
                 reason: "the definition of a copied table changed after prepareMigration, so its copy no longer fits")
         }
+        // Finishing the copy is copying: an open elsewhere must leave it alone meanwhile.
+        let lease = OnlineCopyLease.shared(for: db)
+        defer { withExtendedLifetime(lease) {} }
         while true {
             switch try OnlinePreparation.nextChunk(of: copies, rows: 20_000, checkpoint: false, db) {
             case .copied(let done, let total): db.reportProgress(completed: min(done, total), total: total)
