@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import HarnessSupport
 import SerialDB
@@ -30,7 +29,7 @@ enum OnlineRebuild {
         try queue.migrate(migrator, upTo: "before")  // the table as it is: recorded, nothing rebuilt
         let clock = ContinuousClock()
         let start = clock.now
-        let prepared = try prepare(queue)
+        let prepared = try waitForTask { try await queue.prepareMigration(migrator) }
         let swapStart = clock.now
         let copy = Locked<PreparedCopyOutcome?>(nil)
         try queue.migrate(migrator) { progress in
@@ -48,23 +47,6 @@ enum OnlineRebuild {
                 + "swap \(milliseconds(end - swapStart)) ms (under the gate)")
         return try SerialDBSide.finish(
             queue, path: path, elapsed: timed == .whole ? end - start : end - swapStart, operations: rows)
-    }
-
-    /// `prepareMigration` from this synchronous workload: awaited on a task, this thread waiting.
-    private static func prepare(_ queue: DatabaseQueue) throws -> PreparedMigration {
-        let outcome = Locked<Result<PreparedMigration, any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task.detached {
-            do {
-                let prepared = try await queue.prepareMigration(migrator)
-                outcome.withLock { $0 = .success(prepared) }
-            } catch {
-                outcome.withLock { $0 = .failure(error) }
-            }
-            done.signal()
-        }
-        done.wait()
-        return try outcome.withLock { $0! }.get()
     }
 
     private static func milliseconds(_ duration: Duration) -> String {
