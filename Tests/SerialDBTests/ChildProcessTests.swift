@@ -14,8 +14,8 @@ import Testing
     /// A child that fills its standard error pipe (64 KiB) many times over before it prints
     /// anything on standard output: reading one pipe to its end before the other would block
     /// both processes.
-    @Test func aChildChattyOnStandardErrorNeverBlocks() throws {
-        let run = try ToolRun(
+    @Test func aChildChattyOnStandardErrorNeverBlocks() async throws {
+        let run = try await ToolRun(
             executable: Self.shell,
             ["-c", "head -c 1000000 /dev/zero | tr '\\0' e >&2; head -c 300000 /dev/zero | tr '\\0' o; echo"],
             seconds: 60)
@@ -65,13 +65,13 @@ import Testing
     /// descriptors were open (and the test process died of it); here the child closes them
     /// itself. The descriptors are opened without close-on-exec, so only that closing keeps
     /// them out of the child.
-    @Test func aChildStartedWhileThousandsOfDescriptorsAreOpenInheritsNoneOfThem() throws {
+    @Test func aChildStartedWhileThousandsOfDescriptorsAreOpenInheritsNoneOfThem() async throws {
         let opened = (0..<2_000).map { _ in open("/dev/null", O_RDONLY) }
         defer { for descriptor in opened where descriptor >= 0 { close(descriptor) } }
         #expect(opened.allSatisfy { $0 >= 0 })
         for _ in 0..<20 {
             // `ls` lists its own descriptors: the three standard ones and the directory it reads.
-            let run = try ToolRun(executable: Self.shell, ["-c", "exec ls /proc/self/fd"], seconds: 60)
+            let run = try await ToolRun(executable: Self.shell, ["-c", "exec ls /proc/self/fd"], seconds: 60)
             #expect(run.status == 0, "\(run.errors)")
             let listed = Set(run.output.split(separator: "\n").compactMap { Int32($0) })
             #expect(listed.isDisjoint(with: opened), "inherited: \(listed.intersection(opened).sorted().prefix(10))")
