@@ -69,13 +69,23 @@ extension PostDataRequest {
             })
     }
 
-    /// Writes the request.
+    /// Writes the request: the mutations' encoded forms as they are, when it has them.
     public func write(to writer: inout JSONWriter) throws {
         writer.raw("{")
         writer.field(.clientID)
         writer.string(clientID)
         writer.field(.mutations)
-        try writer.array(mutations)
+        if let encodedMutations {
+            writer.reserve(encodedMutations.reduce(2) { $0 + $1.utf8.count + 1 })
+            writer.raw("[")
+            for (index, mutation) in encodedMutations.enumerated() {
+                if index > 0 { writer.raw(",") }
+                writer.rawJSON(mutation)
+            }
+            writer.raw("]")
+        } else {
+            try writer.array(mutations)
+        }
         writer.raw("}")
     }
 
