@@ -192,18 +192,24 @@ extension SyncMutationResult {
 
     /// Reads a result.
     public init(json: JSONValue, context: String) throws {
-        let fields = try WireFields(json, context: context)
+        try self.init(json: json, describingContext: { context })
+    }
+
+    /// Reads a result, its context worked out only for an error message.
+    init(json: JSONValue, describingContext: @escaping @Sendable () -> String) throws {
+        let fields = try WireFields(json, describingContext: describingContext)
         let name = try fields.string(.status)
         guard let status = Status(rawValue: name) else {
             throw WireFormatError(
-                message: "\(JSONWriter.quoted(WireName.status.string)) of \(context) is \(JSONWriter.quoted(name)), "
+                message:
+                    "\(JSONWriter.quoted(WireName.status.string)) of \(fields.context) is \(JSONWriter.quoted(name)), "
                     + "not applied, conflict, rejected or duplicate")
         }
         self.init(
             seq: try fields.integer(.seq), status: status,
             version: fields.optional(.version) == nil ? nil : try fields.integer(.version),
             current: try fields.optional(.current).map {
-                try SyncCurrentRow(json: $0, context: "\"current\" of \(context)")
+                try SyncCurrentRow(json: $0, context: "\"current\" of \(fields.context)")
             },
             error: fields.optional(.error) == nil ? nil : try fields.string(.error))
     }
@@ -248,7 +254,10 @@ extension PostDataResponse {
 
     /// Reads an answer.
     public init(json: JSONValue, context: String) throws {
-        self.init(results: try elements(.results, of: try WireFields(json, context: context), each: "result"))
+        self.init(
+            results: try elements(
+                .results, of: try WireFields(json, context: context), each: "result",
+                read: SyncMutationResult.init(json:describingContext:)))
     }
 
     /// Writes an answer.
