@@ -9,12 +9,16 @@ enum Download {
     /// A key with unsent local changes is left alone (its upload will meet the server's row
     /// as a conflict). A change older than the version the key was last seen at is stale.
     /// `rewritesKnownRows` (a fetch from 0) rewrites rows at the version already known, so that
-    /// a new definition's columns get the server's values.
+    /// a new definition's columns get the server's values, except the rows of `ownRows`: this
+    /// sync uploaded them, read from the local table, and the server stored them at that
+    /// version, so the server's row is the local one (a first sync's fetch after its upload
+    /// would otherwise write every uploaded row a second time).
     ///
-    /// The side tables are read and written once per page, not once per row: the page's keys
-    /// travel to SQLite as one JSON array (`json_each`), which costs a fraction of a statement
-    /// per row.
-    static func apply(_ db: Database, _ application: TableFetch.PageApplication) throws -> Int {
+    /// The side tables are read and written through one prepared statement each, reused for
+    /// every row of the page, and not read at all when they hold nothing of the table.
+    static func apply(
+        _ db: Database, _ application: TableFetch.PageApplication, ownRows: [String: Int64] = [:]
+    ) throws -> Int {
         let page = application.page
         return try SyncMetadata.applyingServerRows(db) {
             // Rows of one page may refer to rows of a later page or table.
@@ -29,15 +33,14 @@ enum Download {
                 keys.append(key)
                 keyValues.append(values)
             }
-            let pageKeys = SyncMetadata.jsonArray(keys)
             if application.recordsSeenKeys {
                 try db.execute(
                     sql:
                         "INSERT OR IGNORE INTO serialdb_sync_seen(table_name, key) SELECT ?1, value FROM json_each(?2)",
-                    arguments: [table.name, pageKeys])
+                    arguments: [table.name, SyncMetadata.jsonArray(keys)])
             }
-            let pending = try SyncMetadata.pendingKeys(db, table: table.name, keys: pageKeys)
-            var known = try SyncMetadata.knownVersions(db, table: table.name, keys: pageKeys)
+            let pending = try SyncMetadata.pendingKeys(db, table: table.name, keys: keys)
+            var known = try SyncMetadata.knownVersions(db, table: table.name, keys: keys)
             var changedKnown: [String: Int64?] = [:]
             changedKnown.reserveCapacity(page.changes.count)
             let upsert = try db.cachedStatement(sql: table.fullUpsertSQL)
@@ -54,7 +57,8 @@ enum Download {
                 } else {
                     if let knownVersion,
                         change.version < knownVersion
-                            || (change.version == knownVersion && !application.rewritesKnownRows)
+                            || (change.version == knownVersion
+                                && (!application.rewritesKnownRows || ownRows[key] == knownVersion))
                     {
                         continue
                     }

@@ -12,6 +12,11 @@ enum Outbox {
     /// The mutations of one upload, and the entries refused before sending.
     struct Batch {
         var mutations: [SyncMutation] = []
+        /// The wire form of each mutation, as the outbox keeps it: the request sends these
+        /// instead of encoding the mutations again.
+        var encodedMutations: [String] = []
+        /// The mutations were sent before without an answer and go again as they were kept.
+        var isRetry = false
         /// Entries that cannot travel (a REAL that is infinite: JSON has no form for it). They
         /// left the outbox, as a change the server rejects does; the local row is untouched.
         var rejected: [SyncRejection] = []
@@ -38,7 +43,7 @@ enum Outbox {
             Row.self, sql: "SELECT seq, mutation FROM serialdb_sync_outbox WHERE sent = 1 ORDER BY seq LIMIT ?",
             arguments: [limit])
         if !pending.isEmpty {
-            var batch = Batch()
+            var batch = Batch(isRetry: true)
             var bytes = 0
             for entry in pending {
                 let seq: Int64 = try entry.decode(at: 0)
@@ -48,6 +53,7 @@ enum Outbox {
                 do {
                     batch.mutations.append(
                         try SyncMutation(json: try JSONValue.parse(encoded.utf8), context: "upload \(seq)"))
+                    batch.encodedMutations.append(encoded)
                 } catch {
                     throw SyncError(
                         .invalidResponse,
@@ -121,12 +127,13 @@ enum Outbox {
             if !batch.mutations.isEmpty && bytes > maximumBatchBytes { break }
             try markSent.execute(values: encoded, seq)
             batch.mutations.append(mutation)
+            batch.encodedMutations.append(encoded)
         }
         return batch
     }
 
     /// The server versions the keys of outbox entries (rows of seq, table_name, key) were last
-    /// seen at, by table: one statement per table, not per entry.
+    /// seen at, by table.
     private static func knownVersions(_ db: Database, of entries: [Row]) throws -> [String: [String: Int64]] {
         var keysByTable: [String: [String]] = [:]
         for entry in entries {
@@ -134,7 +141,7 @@ enum Outbox {
         }
         var known: [String: [String: Int64]] = [:]
         for (table, keys) in keysByTable {
-            known[table] = try SyncMetadata.knownVersions(db, table: table, keys: SyncMetadata.jsonArray(keys))
+            known[table] = try SyncMetadata.knownVersions(db, table: table, keys: keys)
         }
         return known
     }
@@ -159,6 +166,11 @@ enum Outbox {
         var requeuedThrough: Int64?
         /// Tables with an applied change: their cursor is behind it now.
         var changedTables: Set<String> = []
+        /// By table, the keys of applied upserts read from the local row for this batch (not
+        /// retries of a request sent before), with the version the server stored them at: the
+        /// server's row at that version is the local row, so a fetch from 0 need not write it
+        /// again (see ``Download/apply(_:_:ownRows:)``).
+        var ownRows: [String: [String: Int64]] = [:]
     }
 
     /// Applies the server's results for `batch`, in one transaction with the triggers quiet:
@@ -167,7 +179,7 @@ enum Outbox {
     /// server's version) or the key has a newer unsent change (which then goes up on it).
     static func settle(
         _ db: Database, batch: [SyncMutation], results: [SyncMutationResult],
-        resolver: (@Sendable (SyncConflict) -> SyncConflictResolution)?
+        resolver: (@Sendable (SyncConflict) -> SyncConflictResolution)?, isRetry: Bool = false
     ) throws -> Settled {
         let bySeq = Dictionary(results.map { ($0.seq, $0) }, uniquingKeysWith: { first, _ in first })
         var settled = Settled()
@@ -210,6 +222,9 @@ enum Outbox {
                     settled.uploaded += 1
                     settled.changedTables.insert(mutation.table)
                     appliedVersions[mutation.table, default: [:]][key] = mutation.op == .delete ? .some(nil) : version
+                    if mutation.op == .upsert && !isRetry {
+                        settled.ownRows[mutation.table, default: [:]][key] = version
+                    }
                 case .rejected:
                     settled.rejected.append(
                         SyncRejection(

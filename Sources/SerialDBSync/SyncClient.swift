@@ -105,9 +105,9 @@ public final class SyncClient: Sendable {
         let toFetch = try await applyDefinitions(check, tables: tables, into: &report)
         state.phase = .uploading
         progress?(state)
-        let uploadedTo = try await upload(into: &report, state: &state, progress: progress)
+        let uploaded = try await upload(into: &report, state: &state, progress: progress)
         try await download(
-            check, tables: toFetch, uploadedTo: uploadedTo, into: &report, state: &state, progress: progress)
+            check, tables: toFetch, uploaded: uploaded, into: &report, state: &state, progress: progress)
         state.phase = .finished
         progress?(state)
         return report
@@ -115,13 +115,35 @@ public final class SyncClient: Sendable {
 
     // MARK: - Upload
 
+    /// What an upload tells the download that follows it.
+    private struct Uploaded {
+        /// The tables the server applied changes to.
+        var changedTables: Set<String> = []
+        /// By table, rows the server stored as this sync read them (``Outbox/Settled/ownRows``),
+        /// up to ``maximumOwnRows`` in all.
+        var ownRows: [String: [String: Int64]] = [:]
+        var ownRowCount = 0
+
+        /// Enough for the uploads of a sync to be remembered whole, little enough that memory
+        /// stays bounded after a long time offline; rows past it are written again by a fetch
+        /// from 0, as any known row is.
+        static let maximumOwnRows = 100_000
+
+        mutating func add(_ settled: Outbox.Settled) {
+            changedTables.formUnion(settled.changedTables)
+            for (table, rows) in settled.ownRows where ownRowCount + rows.count <= Self.maximumOwnRows {
+                ownRows[table, default: [:]].merge(rows) { _, new in new }
+                ownRowCount += rows.count
+            }
+        }
+    }
+
     /// Sends the outbox in batches. Conflicts the resolver keeps locally are queued again and
     /// sent in a few more rounds at most, so two devices that both insist cannot loop forever.
-    /// Returns the tables the server applied changes to.
     private func upload(
         into report: inout SyncReport, state: inout SyncProgress, progress: (@Sendable (SyncProgress) -> Void)?
-    ) async throws -> Set<String> {
-        var changedTables: Set<String> = []
+    ) async throws -> Uploaded {
+        var uploaded = Uploaded()
         var highWater = try await database.read { db in try Outbox.highWater(db) }
         var extraRounds = 3
         let limit = pageSize
@@ -130,16 +152,18 @@ public final class SyncClient: Sendable {
             try Task.checkCancellation()
             let through = highWater
             let batch = try await database.write { db in try Outbox.nextBatch(db, limit: limit, through: through) }
-            guard !batch.isEmpty else { return changedTables }
+            guard !batch.isEmpty else { return uploaded }
             report.rejected += batch.rejected
             guard !batch.mutations.isEmpty else { continue }
             let mutations = batch.mutations
-            let response = try await transport.postData(PostDataRequest(clientID: clientID, mutations: mutations))
+            let response = try await transport.postData(
+                PostDataRequest(clientID: clientID, mutations: mutations, encodedMutations: batch.encodedMutations))
             let settled = try await database.write { db in
-                try Outbox.settle(db, batch: mutations, results: response.results, resolver: resolver)
+                try Outbox.settle(
+                    db, batch: mutations, results: response.results, resolver: resolver, isRetry: batch.isRetry)
             }
             report.uploaded += settled.uploaded
-            changedTables.formUnion(settled.changedTables)
+            uploaded.add(settled)
             report.downloaded += settled.downloaded
             report.conflicts += settled.conflicts
             report.rejected += settled.rejected
@@ -212,7 +236,7 @@ public final class SyncClient: Sendable {
     /// those check-update said changed, and those this sync uploaded to (so that the cursor
     /// covers the versions of its own changes).
     private func download(
-        _ check: CheckUpdateResponse, tables: [String: SyncMetadata.TableState], uploadedTo: Set<String>,
+        _ check: CheckUpdateResponse, tables: [String: SyncMetadata.TableState], uploaded: Uploaded,
         into report: inout SyncReport, state: inout SyncProgress, progress: (@Sendable (SyncProgress) -> Void)?
     ) async throws {
         let resyncing = try await database.read { db in try Download.resyncingTables(db) }
@@ -225,12 +249,12 @@ public final class SyncClient: Sendable {
                 // "data_changed" also says when a purge overtook the cursor: the highest version
                 // left on the server may then be below the cursor, yet the table must resync.
                 let cursor = current.version
-                if table.dataChanged || table.version > cursor || uploadedTo.contains(table.table)
+                if table.dataChanged || table.version > cursor || uploaded.changedTables.contains(table.table)
                     || resyncing.contains(table.table)
                 {
                     report.downloaded += try await fetch(
-                        table.table, from: cursor, resyncing: resyncing.contains(table.table), state: &state,
-                        progress: progress)
+                        table.table, from: cursor, resyncing: resyncing.contains(table.table),
+                        ownRows: uploaded.ownRows[table.table] ?? [:], state: &state, progress: progress)
                 }
             }
             state.tablesCompleted += 1
@@ -265,11 +289,11 @@ public final class SyncClient: Sendable {
     /// or a resync (started by the server's answer, or resumed from where an interrupted one
     /// left off).
     ///
-    /// The next page is requested while the current one is applied: the request depends only
-    /// on the answer, and the server's work and the client's overlap. A page is applied only
-    /// after the one before it committed, and a failed apply cancels the request in flight.
+    /// Pages are asked for one at a time, the next once the current one committed, so that no
+    /// request is ever left in flight by a page that fails to apply. `ownRows` are the rows
+    /// this sync uploaded (see ``Download/apply(_:_:ownRows:)``).
     private func fetch(
-        _ table: String, from cursor: Int64, resyncing: Bool, state: inout SyncProgress,
+        _ table: String, from cursor: Int64, resyncing: Bool, ownRows: [String: Int64], state: inout SyncProgress,
         progress: (@Sendable (SyncProgress) -> Void)?
     ) async throws -> Int {
         var fetch = TableFetch(table: table, cursor: cursor, resyncInProgress: resyncing, pageSize: pageSize)
@@ -289,7 +313,9 @@ public final class SyncClient: Sendable {
                 // fails to apply must not leave a request in flight, whose cancellation
                 // URLSession on Linux does not always honour promptly (a `serialdb sync`
                 // stopped by such a page hung under ThreadSanitizer).
-                downloaded += try await database.write { db in try Download.apply(db, application) }
+                downloaded += try await database.write { db in
+                    try Download.apply(db, application, ownRows: ownRows)
+                }
                 report(downloaded, state: state, progress: progress)
                 guard let request = fetch.nextRequest else { return downloaded }
                 try Task.checkCancellation()

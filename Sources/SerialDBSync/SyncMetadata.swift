@@ -141,8 +141,10 @@ enum SyncMetadata {
 
     // MARK: - A page of keys at a time
     //
-    // A page or an upload batch reads and writes the side tables once, not once per row: its
-    // keys travel to SQLite as one JSON array (`json_each`), a fraction of a statement per row.
+    // A downloaded page or an upload batch reads and writes the side tables once, not once per
+    // row: its keys travel to SQLite as one JSON array (`json_each`), which costs less than a
+    // prepared statement run once per key. A table without entries is not read at all (one
+    // index probe), the case of a device's first download.
 
     /// Keys as a JSON array of strings, for `json_each`.
     static func jsonArray(_ keys: some Collection<String>) -> String {
@@ -156,26 +158,38 @@ enum SyncMetadata {
         return writer.string
     }
 
-    /// The keys of `keys` (a JSON array) with unsent local changes.
-    static func pendingKeys(_ db: Database, table: String, keys: String) throws -> Set<String> {
-        Set(
+    /// The keys of `keys` with unsent local changes.
+    static func pendingKeys(_ db: Database, table: String, keys: [String]) throws -> Set<String> {
+        guard
+            try db.fetchOne(
+                Bool.self, sql: "SELECT EXISTS (SELECT 1 FROM serialdb_sync_outbox WHERE table_name = ?)",
+                arguments: [table]) == true
+        else { return [] }
+        return Set(
             try db.fetchAll(
                 String.self,
                 sql: """
                     SELECT DISTINCT key FROM serialdb_sync_outbox
                     WHERE table_name = ?1 AND key IN (SELECT value FROM json_each(?2))
-                    """, arguments: [table, keys]))
+                    """, arguments: [table, jsonArray(keys)]))
     }
 
-    /// The server versions the keys of `keys` (a JSON array) were last seen at.
-    static func knownVersions(_ db: Database, table: String, keys: String) throws -> [String: Int64] {
+    /// The server versions the keys of `keys` were last seen at (keys the server never had
+    /// are absent).
+    static func knownVersions(_ db: Database, table: String, keys: [String]) throws -> [String: Int64] {
+        guard
+            try db.fetchOne(
+                Bool.self, sql: "SELECT EXISTS (SELECT 1 FROM serialdb_sync_row WHERE table_name = ?)",
+                arguments: [table]) == true
+        else { return [:] }
         var known: [String: Int64] = [:]
+        known.reserveCapacity(keys.count)
         for row in try db.fetchAll(
             Row.self,
             sql: """
                 SELECT key, version FROM serialdb_sync_row
                 WHERE table_name = ?1 AND key IN (SELECT value FROM json_each(?2))
-                """, arguments: [table, keys])
+                """, arguments: [table, jsonArray(keys)])
         {
             known[try row.decode(String.self, at: 0)] = try row.decode(Int64.self, at: 1)
         }

@@ -104,6 +104,7 @@ struct SyncedTable: Sendable {
             return nil
         }
         var result: [String: SyncValue] = [:]
+        result.reserveCapacity(columns.count)
         for (index, column) in columns.enumerated() {
             result[column.name] = SyncValue(row[index])
         }

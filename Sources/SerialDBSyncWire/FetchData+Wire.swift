@@ -44,7 +44,12 @@ extension SyncChange {
 
     /// Reads a change.
     public init(json: JSONValue, context: String) throws {
-        let fields = try WireFields(json, context: context)
+        try self.init(json: json, describingContext: { context })
+    }
+
+    /// Reads a change, its context worked out only for an error message.
+    init(json: JSONValue, describingContext: @escaping @Sendable () -> String) throws {
+        let fields = try WireFields(json, describingContext: describingContext)
         self.init(version: try fields.integer(.version), deleted: try fields.bool(.deleted), row: try fields.row(.row))
     }
 
@@ -89,7 +94,8 @@ extension FetchDataResponse {
     public init(json: JSONValue, context: String) throws {
         let fields = try WireFields(json, context: context)
         self.init(
-            table: try fields.string(.table), changes: try elements(.changes, of: fields, each: "change"),
+            table: try fields.string(.table),
+            changes: try elements(.changes, of: fields, each: "change", read: SyncChange.init(json:describingContext:)),
             version: try fields.integer(.version), hasMore: try fields.bool(.hasMore), resync: try fields.bool(.resync),
             floor: fields.optional(.floor) == nil ? nil : try fields.integer(.floor))
     }

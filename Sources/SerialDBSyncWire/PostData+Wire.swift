@@ -69,13 +69,23 @@ extension PostDataRequest {
             })
     }
 
-    /// Writes the request.
+    /// Writes the request: the mutations' encoded forms as they are, when it has them.
     public func write(to writer: inout JSONWriter) throws {
         writer.raw("{")
         writer.field(.clientID)
         writer.string(clientID)
         writer.field(.mutations)
-        try writer.array(mutations)
+        if let encodedMutations {
+            writer.reserve(encodedMutations.reduce(2) { $0 + $1.utf8.count + 1 })
+            writer.raw("[")
+            for (index, mutation) in encodedMutations.enumerated() {
+                if index > 0 { writer.raw(",") }
+                writer.rawJSON(mutation)
+            }
+            writer.raw("]")
+        } else {
+            try writer.array(mutations)
+        }
         writer.raw("}")
     }
 
@@ -182,18 +192,24 @@ extension SyncMutationResult {
 
     /// Reads a result.
     public init(json: JSONValue, context: String) throws {
-        let fields = try WireFields(json, context: context)
+        try self.init(json: json, describingContext: { context })
+    }
+
+    /// Reads a result, its context worked out only for an error message.
+    init(json: JSONValue, describingContext: @escaping @Sendable () -> String) throws {
+        let fields = try WireFields(json, describingContext: describingContext)
         let name = try fields.string(.status)
         guard let status = Status(rawValue: name) else {
             throw WireFormatError(
-                message: "\(JSONWriter.quoted(WireName.status.string)) of \(context) is \(JSONWriter.quoted(name)), "
+                message:
+                    "\(JSONWriter.quoted(WireName.status.string)) of \(fields.context) is \(JSONWriter.quoted(name)), "
                     + "not applied, conflict, rejected or duplicate")
         }
         self.init(
             seq: try fields.integer(.seq), status: status,
             version: fields.optional(.version) == nil ? nil : try fields.integer(.version),
             current: try fields.optional(.current).map {
-                try SyncCurrentRow(json: $0, context: "\"current\" of \(context)")
+                try SyncCurrentRow(json: $0, context: "\"current\" of \(fields.context)")
             },
             error: fields.optional(.error) == nil ? nil : try fields.string(.error))
     }
@@ -238,7 +254,10 @@ extension PostDataResponse {
 
     /// Reads an answer.
     public init(json: JSONValue, context: String) throws {
-        self.init(results: try elements(.results, of: try WireFields(json, context: context), each: "result"))
+        self.init(
+            results: try elements(
+                .results, of: try WireFields(json, context: context), each: "result",
+                read: SyncMutationResult.init(json:describingContext:)))
     }
 
     /// Writes an answer.

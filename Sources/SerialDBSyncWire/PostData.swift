@@ -41,7 +41,13 @@ public struct PostDataRequest: Sendable, Equatable, WireCodable {
     /// This device's id; with `seq` it makes each mutation idempotent.
     public var clientID: String
     /// The changes, in the order they were made.
-    public var mutations: [SyncMutation]
+    public var mutations: [SyncMutation] {
+        didSet { encodedMutations = nil }
+    }
+    /// The wire form of each mutation, when the one who made the request has it already (a
+    /// client's outbox keeps it for retries): written as it is instead of encoding every
+    /// mutation a second time. Changing ``mutations`` drops it.
+    package private(set) var encodedMutations: [String]?
 
     /// Creates a request.
     public init(clientID: String, mutations: [SyncMutation]) {
@@ -49,6 +55,20 @@ public struct PostDataRequest: Sendable, Equatable, WireCodable {
         self.mutations = mutations
     }
 
+    /// Creates a request whose mutations are already encoded: `encodedMutations[i]` must be
+    /// the wire form of `mutations[i]` (``SyncMutation/write(to:)``).
+    package init(clientID: String, mutations: [SyncMutation], encodedMutations: [String]) {
+        precondition(mutations.count == encodedMutations.count, "one encoded form per mutation")
+        self.clientID = clientID
+        self.mutations = mutations
+        self.encodedMutations = encodedMutations
+    }
+
+    /// Requests are equal when their client ids and mutations are: the encoded forms are a
+    /// copy of the mutations.
+    public static func == (left: PostDataRequest, right: PostDataRequest) -> Bool {
+        left.clientID == right.clientID && left.mutations == right.mutations
+    }
 }
 
 /// The server's state of a row, sent back with a conflict.

@@ -26,10 +26,17 @@ extension SyncValue {
     public static func row(_ members: [String: JSONValue], context: String) throws(WireFormatError)
         -> [String: SyncValue]
     {
+        try row(members, describingContext: context)
+    }
+
+    /// ``row(_:context:)``, its context worked out only for an error message.
+    static func row(_ members: [String: JSONValue], describingContext context: @autoclosure () -> String)
+        throws(WireFormatError) -> [String: SyncValue]
+    {
         var row: [String: SyncValue] = [:]
         row.reserveCapacity(members.count)
         for (name, value) in members {
-            row[name] = try SyncValue(json: value, context: "column \(JSONWriter.quoted(name)) of \(context)")
+            row[name] = try SyncValue(json: value, context: "column \(JSONWriter.quoted(name)) of \(context())")
         }
         return row
     }

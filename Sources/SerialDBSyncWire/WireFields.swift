@@ -9,22 +9,30 @@ public struct WireFields: Sendable {
     /// The object's members.
     public let members: [String: JSONValue]
     /// Where the object is in the message, for messages (`mutation 3`).
-    public let context: String
+    public var context: String { describeContext() }
+    /// Works the context out when a message needs it: the objects of a page are many, and
+    /// building each one's description cost more than reading it.
+    private let describeContext: @Sendable () -> String
 
     /// The members of `value`.
     /// - Throws: ``WireFormatError`` when `value` is not an object.
     public init(_ value: JSONValue, context: String) throws(WireFormatError) {
+        try self.init(value, describingContext: { context })
+    }
+
+    /// The members of `value`, its context worked out only for an error message.
+    init(_ value: JSONValue, describingContext: @escaping @Sendable () -> String) throws(WireFormatError) {
         guard let members = value.objectValue else {
-            throw WireFormatError(message: "\(context) must be a JSON object, not \(value.kindName)")
+            throw WireFormatError(message: "\(describingContext()) must be a JSON object, not \(value.kindName)")
         }
         self.members = members
-        self.context = context
+        describeContext = describingContext
     }
 
     /// The members of an object already taken apart.
     public init(members: [String: JSONValue], context: String) {
         self.members = members
-        self.context = context
+        describeContext = { context }
     }
 
     /// A string member.
@@ -76,7 +84,7 @@ public struct WireFields: Sendable {
 
     /// A row object member: column name → value.
     public func row(_ name: WireName) throws(WireFormatError) -> [String: SyncValue] {
-        try SyncValue.row(try object(name), context: "\(JSONWriter.quoted(name.string)) of \(context)")
+        try SyncValue.row(try object(name), describingContext: "\(JSONWriter.quoted(name.string)) of \(context)")
     }
 
     /// The member, or `nil` when it is absent or null.

@@ -49,6 +49,22 @@ extension WireCodable {
     }
 }
 
+/// Reads the elements of an array member, each with its own context (`change 3 of ...`),
+/// worked out only for an error message: `read` is the element type's reader taking a lazy
+/// context.
+func elements<Element>(
+    _ name: WireName, of fields: WireFields, each label: String,
+    read: (JSONValue, @escaping @Sendable () -> String) throws -> Element
+) throws -> [Element] {
+    let entries = try fields.array(name)
+    var elements: [Element] = []
+    elements.reserveCapacity(entries.count)
+    for (index, entry) in entries.enumerated() {
+        elements.append(try read(entry, { "\(label) \(index + 1) of \(fields.context)" }))
+    }
+    return elements
+}
+
 /// Reads the elements of an array member, each with its own context (`change 3 of ...`).
 func elements<Element: WireCodable>(
     _ name: WireName, of fields: WireFields, each label: String, as: Element.Type = Element.self

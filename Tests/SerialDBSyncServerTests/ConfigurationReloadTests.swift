@@ -112,8 +112,8 @@ import Testing
         let directory = try TemporaryDirectory()
         let minter = JWTMinter(directory: directory.path(""))
         let jwks = directory.path("jwks.json")
-        try minter.run(jwks: ["rsa-old"], to: jwks)
-        let tokens = try minter.run([
+        try await minter.run(jwks: ["rsa-old"], to: jwks)
+        let tokens = try await minter.run([
             .key("rsa-old", "RS256", claims: JWTMinter.claims()), .key("rsa-new", "RS256", claims: JWTMinter.claims()),
             .key("ec-new", "ES256", claims: JWTMinter.claims(#""sub": "dave""#)),
         ])
@@ -124,7 +124,7 @@ import Testing
         #expect(try await status(server, tokens[0]) == 200)
         #expect(try await status(server, tokens[1]) == 401)
 
-        try minter.run(jwks: ["rsa-new", "ec-new"], to: jwks)
+        try await minter.run(jwks: ["rsa-new", "ec-new"], to: jwks)
         #expect(try await status(server, tokens[0]) == 200, "the keys are read again on SIGHUP only")
         let line = try await server.reload(json)
         #expect(line.hasSuffix("JWT sign-in with RS256, ES256"), "\(line)")

@@ -42,7 +42,7 @@ struct JWTMinter {
 
     /// Writes a JWKS of the public halves of `keys` to `jwksPath` (when given) and mints `tokens`.
     @discardableResult
-    func run(jwks keys: [String] = [], to jwksPath: String? = nil, _ tokens: [Spec] = []) throws -> [String] {
+    func run(jwks keys: [String] = [], to jwksPath: String? = nil, _ tokens: [Spec] = []) async throws -> [String] {
         var request =
             #"{"dir": \#(JSONWriter.quoted(directory)), "tokens": [\#(tokens.map(\.json).joined(separator: ","))]"#
         if let jwksPath {
@@ -50,7 +50,8 @@ struct JWTMinter {
             request += #", "jwks": {"path": \#(JSONWriter.quoted(jwksPath)), "keys": [\#(names)]}"#
         }
         request += "}"
-        let run = try ToolRun(executable: URL(fileURLWithPath: Self.python), [Self.script, request], seconds: 120)
+        let run = try await ToolRun(
+            executable: URL(fileURLWithPath: Self.python), [Self.script, request], seconds: 120)
         guard run.status == 0, let minted = try JSONValue.parse(Data(run.output.utf8)).arrayValue else {
             throw MintFailure(message: "mint-jwt.py failed (status \(run.status)): \(run.errors)")
         }
@@ -58,8 +59,8 @@ struct JWTMinter {
     }
 
     /// Mints one token.
-    func mint(_ spec: Spec) throws -> String {
-        try run([spec])[0]
+    func mint(_ spec: Spec) async throws -> String {
+        try await run([spec])[0]
     }
 
     struct MintFailure: Error, CustomStringConvertible {

@@ -15,12 +15,12 @@ import Testing
         let minter: JWTMinter
         let configPath: String
 
-        init(secret: Bool = true, jwks: Bool = true, tokens: Bool = true) throws {
+        init(secret: Bool = true, jwks: Bool = true, tokens: Bool = true) async throws {
             directory = try TemporaryDirectory()
             minter = JWTMinter(directory: directory.path(""))
             try Data("a shared secret that is long enough for HS256 signing\n".utf8)
                 .write(to: URL(fileURLWithPath: directory.path("secret.key")))
-            try minter.run(jwks: ["rsa-1", "ec-1"], to: directory.path("jwks.json"))
+            try await minter.run(jwks: ["rsa-1", "ec-1"], to: directory.path("jwks.json"))
             var auth: [String] = [#""issuer": "https://id.test/", "audience": "serialdb""#]
             if secret { auth.append(#""hs256_secret_file": "secret.key""#) }
             if jwks { auth.append(#""jwks_file": "jwks.json""#) }
@@ -32,8 +32,8 @@ import Testing
             try Data(json.utf8).write(to: URL(fileURLWithPath: configPath))
         }
 
-        func mint(_ specs: [JWTMinter.Spec]) throws -> [String] {
-            try minter.run(specs)
+        func mint(_ specs: [JWTMinter.Spec]) async throws -> [String] {
+            try await minter.run(specs)
         }
 
         func server() throws -> RunningSyncServer {
@@ -46,9 +46,9 @@ import Testing
     }
 
     @Test func pyJWTTokensOfEveryAlgorithmSignInBesideTheStaticTokens() async throws {
-        let setup = try Setup()
+        let setup = try await Setup()
         let claims = { (sub: String) in JWTMinter.claims(#""sub": "\#(sub)""#) }
-        let tokens = try setup.mint([
+        let tokens = try await setup.mint([
             .key("rsa-1", "RS256", claims: claims("carol")), .key("ec-1", "ES256", claims: claims("dave")),
             .secret(setup.directory.path("secret.key"), claims: claims("erin")),
         ])
@@ -67,10 +67,10 @@ import Testing
     }
 
     @Test func forgedConfusedAndMalformedTokensAre401WithTheCheckThatFailed() async throws {
-        let setup = try Setup()
+        let setup = try await Setup()
         let valid = JWTMinter.claims()
         let past = Int(Date().timeIntervalSince1970) - 3600
-        let minted = try setup.mint([
+        let minted = try await setup.mint([
             .key("rsa-1", "RS256", claims: valid),
             .key("rsa-2", "RS256", claims: valid),
             .key("rsa-1", "RS256", claims: valid, headers: #"{"kid": "ec-1"}"#),
@@ -139,8 +139,8 @@ import Testing
     static let noneHeader = "eyJhbGciOiJub25lIn0"
 
     @Test func withoutASecretAnHS256TokenSignedWithTheRSAPublicKeyIsRefusedByAlgorithm() async throws {
-        let setup = try Setup(secret: false, tokens: false)
-        let tokens = try setup.mint([
+        let setup = try await Setup(secret: false, tokens: false)
+        let tokens = try await setup.mint([
             .hmacWithPublicKey("rsa-1", claims: JWTMinter.claims()), .key("rsa-1", "RS256", claims: JWTMinter.claims()),
         ])
         let running = try setup.server()
@@ -153,8 +153,8 @@ import Testing
         #expect(try await account(running, tokens[1])["account"] == .string("carol"), "no \"tokens\" is fine with JWTs")
     }
 
-    @Test func keyFilesAreFoundBesideTheConfigurationAndTheirFaultsNamed() throws {
-        let setup = try Setup()
+    @Test func keyFilesAreFoundBesideTheConfigurationAndTheirFaultsNamed() async throws {
+        let setup = try await Setup()
         // From another working directory, the relative paths still name the files beside it.
         #expect(try SyncServerConfiguration(contentsOfFile: setup.configPath).jwt?.algorithms.count == 3)
         func refusal(_ auth: String) -> String? {

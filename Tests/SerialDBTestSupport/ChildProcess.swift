@@ -10,12 +10,13 @@ import Foundation
 ///   synchronous tests, suspending (`line(withPrefix:)`, `exitStatus`) for async ones, which
 ///   must not park a cooperative thread;
 /// - a child still running when the helper goes away is killed with SIGKILL.
+/// - the child is started by ``SpawnedProcess`` (`posix_spawn`), not Foundation's `Process`,
+///   whose start reads out of bounds when many descriptors are open (see there).
 public final class ChildProcess: @unchecked Sendable {
-    // Safe to share: `process` and the pipes are set up before `run()`; afterwards only
-    // `isRunning`, `terminationStatus` and the pid are read (thread-safe), and the stdin pipe is
-    // written by the test that owns the child. The readers lock their own text.
-    private let process = Process()
-    private let input = Pipe()
+    // Safe to share: `process` is thread-safe, the pipes are set up in init, and the stdin
+    // pipe is written by the test that owns the child. The readers lock their own text.
+    private let process: SpawnedProcess
+    private let input: Pipe
     private let outputReader: PipeReader
     private let errorReader: PipeReader
     /// The program, for messages.
@@ -31,24 +32,29 @@ public final class ChildProcess: @unchecked Sendable {
     /// with `environment` in place of this process's own when it is given.
     public init(executableURL: URL, arguments: [String], environment: [String: String]? = nil) throws {
         name = executableURL.lastPathComponent
+        let input = Pipe()
+        self.input = input
         let output = Pipe()
         let errors = Pipe()
-        process.executableURL = executableURL
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
         outputReader = PipeReader(output.fileHandleForReading)
         errorReader = PipeReader(errors.fileHandleForReading)
-        try process.run()
-        // Only the child writes now: the pipes end when it (and any child it started) exits.
-        try? output.fileHandleForWriting.close()
-        try? errors.fileHandleForWriting.close()
+        defer {
+            // Only the child writes now (or nobody, if it did not start): the pipes end when it
+            // (and any child it started) exits. The child's end of its input is its own.
+            try? output.fileHandleForWriting.close()
+            try? errors.fileHandleForWriting.close()
+            try? input.fileHandleForReading.close()
+        }
+        process = try SpawnedProcess(
+            path: executableURL.path, arguments: [executableURL.path] + arguments,
+            environment: environment ?? ProcessInfo.processInfo.environment,
+            standardInput: input.fileHandleForReading.fileDescriptor,
+            standardOutput: output.fileHandleForWriting.fileDescriptor,
+            standardError: errors.fileHandleForWriting.fileDescriptor)
     }
 
     deinit {
-        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        process.signal(SIGKILL)
     }
 
     /// Finds an executable product of this package: beside the test bundle, where SwiftPM
@@ -77,7 +83,7 @@ public final class ChildProcess: @unchecked Sendable {
     /// Whether the child has not exited yet.
     public var isRunning: Bool { process.isRunning }
     /// The child's process identifier.
-    public var processIdentifier: Int32 { process.processIdentifier }
+    public var processIdentifier: Int32 { process.pid }
 
     /// The first complete line of standard output that starts with `prefix`, if printed yet.
     public func printedLine(withPrefix prefix: String) -> String? {
@@ -95,7 +101,7 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Sends `signal` (no effect once the child has exited).
     public func signal(_ number: Int32) {
-        if process.isRunning { Foundation.kill(process.processIdentifier, number) }
+        process.signal(number)
     }
 
     /// Kills the child with SIGKILL, as a crash or the OOM killer would.
@@ -130,7 +136,7 @@ public final class ChildProcess: @unchecked Sendable {
             guard Date() < deadline else { throw timedOut("exit", seconds: seconds) }
             Thread.sleep(forTimeInterval: 0.005)
         }
-        return process.terminationStatus
+        return endStatus
     }
 
     // MARK: - Suspending waits, for async tests
@@ -145,7 +151,7 @@ public final class ChildProcess: @unchecked Sendable {
             if let line = printedLine(withPrefix: prefix) { return line }
             if hasEnded {
                 throw ChildProcessError(
-                    message: "\(name) exited (status \(process.terminationStatus)) without printing a line "
+                    message: "\(name) exited (status \(endStatus)) without printing a line "
                         + "starting with `\(prefix)`; it printed `\(output)`, and on standard error `\(errors)`")
             }
             guard ContinuousClock.now < deadline else { throw timedOut("a line `\(prefix)…`", timeout: timeout) }
@@ -177,7 +183,7 @@ public final class ChildProcess: @unchecked Sendable {
             guard ContinuousClock.now < deadline else { throw timedOut("exit", timeout: timeout) }
             try await Task.sleep(for: .milliseconds(5))
         }
-        return process.terminationStatus
+        return endStatus
     }
 
     /// Sends `signal` and waits for the child to exit; returns its status.
@@ -191,6 +197,9 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Exited, and everything it wrote has been read.
     private var hasEnded: Bool { !process.isRunning && outputReader.isFinished && errorReader.isFinished }
+
+    /// The exit code, or the signal that ended it; read once ``hasEnded``.
+    private var endStatus: Int32 { process.terminationStatus ?? -1 }
 
     private func timedOut(_ what: String, seconds: Double? = nil, timeout: Duration? = nil) -> ChildProcessError {
         kill()

@@ -167,16 +167,16 @@ import Testing
         #expect(read.decoded == Pair(a: 10, b: 2))
     }
 
-    @Test func aColumnDroppedAndReAddedByAnotherProcessKeepsItsName() throws {
+    @Test func aColumnDroppedAndReAddedByAnotherProcessKeepsItsName() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("pairs.sqlite")
         let queue = try DatabaseQueue(path: path)
-        try queue.inDatabase { db in try Self.seedPairs(db) }
+        try await queue.inDatabase { db in try Self.seedPairs(db) }
         // Run to its end (bounded): waiting for a line from a child that exits at once could
         // miss its last output.
-        let child = try ToolRun("serialdb-test-child", ["execute", path, Self.dropAndReAddA], seconds: 30)
+        let child = try await ToolRun("serialdb-test-child", ["execute", path, Self.dropAndReAddA], seconds: 30)
         try #require(child.status == 0, "the child did not change the schema: \(child.output) \(child.errors)")
-        let read = try queue.inDatabase { db in try Self.pairsByName(db) }
+        let read = try await queue.inDatabase { db in try Self.pairsByName(db) }
         #expect(read.row == Pair(a: 10, b: 2))
         #expect(read.decoded == Pair(a: 10, b: 2))
     }

@@ -56,7 +56,7 @@ import Testing
     /// Runs `./with-packages` with stand-ins for `dpkg-query` and `apt-get` on the PATH, as
     /// root: the stand-in `dpkg-query` says only `installed` are installed, and `apt-get`
     /// writes its arguments to a log instead of installing anything.
-    private func runWithPackages(installed: [String], command: [String]) throws -> (ToolRun, String) {
+    private func runWithPackages(installed: [String], command: [String]) async throws -> (ToolRun, String) {
         let directory = try TemporaryDirectory()
         let bin = directory.path("bin")
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
@@ -79,17 +79,17 @@ import Testing
         }
         var environment = ProcessInfo.processInfo.environment
         environment["PATH"] = "\(bin):/usr/bin:/bin"
-        let run = try ToolRun(
+        let run = try await ToolRun(
             executable: Self.root.appendingPathComponent("with-packages"), command, environment: environment,
             seconds: 60)
         let apt = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         return (run, apt)
     }
 
-    @Test func aMissingPackageIsInstalledBeforeTheCommandRuns() throws {
+    @Test func aMissingPackageIsInstalledBeforeTheCommandRuns() async throws {
         let listed = try Self.listedPackages()
         #expect(listed.contains("libmicrohttpd-dev"))
-        let (run, apt) = try runWithPackages(
+        let (run, apt) = try await runWithPackages(
             installed: listed.filter { $0 != "libmicrohttpd-dev" },
             command: ["sh", "-c", "echo the command ran; exit 7"])
         #expect(run.status == 7, "the command's own exit status: \(run.errors)")
@@ -98,16 +98,17 @@ import Testing
         #expect(apt.contains("install -y -qq --no-install-recommends libmicrohttpd-dev\n"), "\(apt)")
     }
 
-    @Test func nothingIsInstalledWhenEverythingIsThere() throws {
-        let (run, apt) = try runWithPackages(installed: try Self.listedPackages(), command: ["sh", "-c", "echo ok"])
+    @Test func nothingIsInstalledWhenEverythingIsThere() async throws {
+        let (run, apt) = try await runWithPackages(
+            installed: try Self.listedPackages(), command: ["sh", "-c", "echo ok"])
         #expect(run.status == 0)
         #expect(run.output == "ok\n")
         #expect(run.errors.contains("already installed"))
         #expect(apt.isEmpty)
     }
 
-    @Test func withoutACommandItSaysHowToUseIt() throws {
-        let (run, _) = try runWithPackages(installed: [], command: [])
+    @Test func withoutACommandItSaysHowToUseIt() async throws {
+        let (run, _) = try await runWithPackages(installed: [], command: [])
         #expect(run.status == 2)
         #expect(run.errors.contains("usage: ./with-packages COMMAND"))
     }

@@ -10,9 +10,9 @@ import Testing
     static let tools = ["serialdb", "serialdb-sync-server", "stress", "bench", "serialdb-test-child"]
 
     @Test(arguments: tools)
-    func helpPrintsTheUsageAndSucceedsWhereverItIs(tool: String) throws {
+    func helpPrintsTheUsageAndSucceedsWhereverItIs(tool: String) async throws {
         for arguments in [["--help"], ["-h"], ["--no-such-flag", "-h"], ["x", "--help", "--rows=many"]] {
-            let run = try ToolRun(tool, arguments, seconds: 30)
+            let run = try await ToolRun(tool, arguments, seconds: 30)
             #expect(run.status == 0, "\(tool) \(arguments): \(run.errors)")
             #expect(run.output.contains("usage: \(tool)"), "\(tool) \(arguments)")
             #expect(run.errors.isEmpty, "\(tool) \(arguments)")
@@ -20,8 +20,8 @@ import Testing
     }
 
     @Test(arguments: tools)
-    func anUnknownOptionIsNamedWithAPointerToHelpAndExitsTwo(tool: String) throws {
-        let run = try ToolRun(tool, ["--no-such-flag"], seconds: 30)
+    func anUnknownOptionIsNamedWithAPointerToHelpAndExitsTwo(tool: String) async throws {
+        let run = try await ToolRun(tool, ["--no-such-flag"], seconds: 30)
         #expect(run.status == 2, "\(tool): \(run.errors)")
         #expect(run.errors == "\(tool): unknown option `--no-such-flag`\nRun `\(tool) --help` for the usage.\n")
         #expect(run.output.isEmpty, "\(tool)")
@@ -44,21 +44,21 @@ import Testing
         ("serialdb-test-child", ["migrate", "x"], "needs a command, a path and one more argument"),
         ("serialdb-test-child", ["migrate", "x", "soon"], "migrate needs a delay in seconds, not `soon`"),
     ])
-    func aBadValueIsNamed(tool: String, arguments: [String], message: String) throws {
-        let run = try ToolRun(tool, arguments, seconds: 30)
+    func aBadValueIsNamed(tool: String, arguments: [String], message: String) async throws {
+        let run = try await ToolRun(tool, arguments, seconds: 30)
         #expect(run.status == 2, "\(tool) \(arguments): \(run.errors)")
         #expect(run.errors.hasPrefix("\(tool): \(message)"), "\(tool) \(arguments): \(run.errors)")
         #expect(run.errors.hasSuffix("Run `\(tool) --help` for the usage.\n"), "\(tool) \(arguments)")
     }
 
-    @Test func serialdbTakesEitherSpellingOfAValue() throws {
+    @Test func serialdbTakesEitherSpellingOfAValue() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("tool.sqlite")
-        _ = try ToolRun("serialdb", ["migrate", path, "--schema=/dev/null"], seconds: 30)
+        _ = try await ToolRun("serialdb", ["migrate", path, "--schema=/dev/null"], seconds: 30)
         let schema = directory.path("schema.sql")
         try "CREATE TABLE t(id INTEGER PRIMARY KEY);".write(toFile: schema, atomically: true, encoding: .utf8)
         for arguments in [["plan", path, "--schema=\(schema)"], ["--schema", schema, "plan", path]] {
-            let run = try ToolRun("serialdb", arguments, seconds: 30)
+            let run = try await ToolRun("serialdb", arguments, seconds: 30)
             #expect(run.status == 0, "\(arguments): \(run.errors)")
             #expect(run.output.contains("CREATE TABLE t"), "\(arguments)")
         }

@@ -5,10 +5,10 @@ import Testing
 
 /// `serialdb inspect` on real files.
 @Suite struct InspectCommandTests {
-    @Test func aCompositePrimaryKeyIsShownAsOneKeyInKeyOrder() throws {
+    @Test func aCompositePrimaryKeyIsShownAsOneKeyInKeyOrder() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("keys.sqlite")
-        try DatabaseQueue(path: path).write { db in
+        try await DatabaseQueue(path: path).write { db in
             try db.execute(
                 sql: """
                     CREATE TABLE membership(team TEXT NOT NULL, member TEXT NOT NULL, role TEXT,
@@ -17,7 +17,7 @@ import Testing
                     CREATE TABLE player(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
                     """)
         }
-        let run = try ToolRun("serialdb", ["inspect", path])
+        let run = try await ToolRun("serialdb", ["inspect", path])
         #expect(run.status == 0, "\(run.errors)")
         let lines = run.output.split(separator: "\n").map(String.init)
         #expect(lines.contains("  team TEXT NOT NULL"))

@@ -7,7 +7,7 @@ import Testing
 /// item 4): a foreign key SQLite cannot enforce, references to a table the new schema lacks,
 /// duplicates under a new unique index, rows an added CHECK refuses.
 @Suite struct PlanPredictsMigrateTests {
-    private func run(_ arguments: [String]) throws -> ToolRun { try ToolRun("serialdb", arguments) }
+    private func run(_ arguments: [String]) async throws -> ToolRun { try await ToolRun("serialdb", arguments) }
 
     private func file(in directory: TemporaryDirectory, _ name: String, _ text: String) throws -> String {
         let path = directory.path(name)
@@ -25,13 +25,13 @@ import Testing
 
     /// Runs `plan` then `migrate`; both must be refused (exit 3) with the same refusals, each
     /// containing `expected`, and the file must be unchanged.
-    private func expectRefusedAlike(_ sql: String, _ schema: String, containing expected: String) throws {
+    private func expectRefusedAlike(_ sql: String, _ schema: String, containing expected: String) async throws {
         let directory = try TemporaryDirectory()
         let path = try database(in: directory, sql)
         let schemaPath = try file(in: directory, "schema.sql", schema)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        let plan = try run(["plan", path, "--schema", schemaPath])
-        let migrate = try run(["migrate", path, "--schema", schemaPath])
+        let plan = try await run(["plan", path, "--schema", schemaPath])
+        let migrate = try await run(["migrate", path, "--schema", schemaPath])
         #expect(plan.status == 3, "\(plan.output)\(plan.errors)")
         #expect(migrate.status == 3, "\(migrate.errors)")
         plan.checkPlanPredicts(migrate)
@@ -39,8 +39,8 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
     }
 
-    @Test func aForeignKeyToColumnsThatAreNoKeyIsRefusedByPlanAndMigrateAlike() throws {
-        try expectRefusedAlike(
+    @Test func aForeignKeyToColumnsThatAreNoKeyIsRefusedByPlanAndMigrateAlike() async throws {
+        try await expectRefusedAlike(
             """
             CREATE TABLE author(id INTEGER PRIMARY KEY, email TEXT);
             INSERT INTO author VALUES (1, 'a@example.com');
@@ -53,36 +53,36 @@ import Testing
             containing: "Table book has a foreign key (author_email) → author(email) that SQLite cannot enforce")
     }
 
-    @Test func aForeignKeyToATableWithoutPrimaryKeyIsRefusedNamingIt() throws {
-        try expectRefusedAlike(
+    @Test func aForeignKeyToATableWithoutPrimaryKeyIsRefusedNamingIt() async throws {
+        try await expectRefusedAlike(
             "CREATE TABLE tag(label TEXT); CREATE TABLE note(id INTEGER PRIMARY KEY);",
             "CREATE TABLE tag(label TEXT); CREATE TABLE note(id INTEGER PRIMARY KEY, tag REFERENCES tag);",
             containing: "Table note has a foreign key (tag) → tag()")
     }
 
-    @Test func referencesToATableTheNewSchemaLacksAreRefusedNamingTheRows() throws {
-        try expectRefusedAlike(
+    @Test func referencesToATableTheNewSchemaLacksAreRefusedNamingTheRows() async throws {
+        try await expectRefusedAlike(
             "CREATE TABLE note(id INTEGER PRIMARY KEY, folder INTEGER); INSERT INTO note VALUES (1, 7), (2, NULL);",
             "CREATE TABLE note(id INTEGER PRIMARY KEY, folder INTEGER REFERENCES folder(id));",
             containing: "1 row(s) refer to no row of folder (rows with rowid 1)")
     }
 
-    @Test func duplicatesUnderANewUniqueIndexAreRefusedByThePlan() throws {
-        try expectRefusedAlike(
+    @Test func duplicatesUnderANewUniqueIndexAreRefusedByThePlan() async throws {
+        try await expectRefusedAlike(
             "CREATE TABLE user(id INTEGER PRIMARY KEY, email TEXT); INSERT INTO user VALUES (1, 'a'), (2, 'a'), (3, 'b');",
             "CREATE TABLE user(id INTEGER PRIMARY KEY, email TEXT); CREATE UNIQUE INDEX user_email ON user(email);",
             containing: "'a' in 2 rows")
     }
 
-    @Test func rowsAnAddedColumnsCheckRefusesAreRefusedByThePlan() throws {
-        try expectRefusedAlike(
+    @Test func rowsAnAddedColumnsCheckRefusesAreRefusedByThePlan() async throws {
+        try await expectRefusedAlike(
             "CREATE TABLE player(id INTEGER PRIMARY KEY, score INTEGER); INSERT INTO player VALUES (1, 0), (2, 70);",
             "CREATE TABLE player(id INTEGER PRIMARY KEY, score INTEGER, level INTEGER DEFAULT 1 CHECK (level >= score));",
             containing: "Table player gets CHECK (level >= score), but 1 row(s) would fail it (rows with rowid 2)")
     }
 
-    @Test func rowsARebuiltTablesCheckRefusesAreRefusedByThePlanNamingThem() throws {
-        try expectRefusedAlike(
+    @Test func rowsARebuiltTablesCheckRefusesAreRefusedByThePlanNamingThem() async throws {
+        try await expectRefusedAlike(
             "CREATE TABLE t(id INTEGER PRIMARY KEY, x TEXT); INSERT INTO t VALUES (1, '5'), (2, '50'), (3, 'x');",
             "CREATE TABLE t(id INTEGER PRIMARY KEY, x INTEGER CHECK (t.x < 10));",
             containing: "2 row(s) would fail it (rows with rowid 2, 3)")

@@ -11,8 +11,8 @@ import Testing
         "--rows", "2000", "--writers", "2", "--tasks", "1", "--duration", "0.4", "--seed", "20240601",
     ]
 
-    @Test func aNormalRunExitsZeroWithNoLostOrDuplicatedWrite() throws {
-        let run = try StressRun(["migrate-under-load"] + Self.tinyProfile)
+    @Test func aNormalRunExitsZeroWithNoLostOrDuplicatedWrite() async throws {
+        let run = try await StressRun(["migrate-under-load"] + Self.tinyProfile)
         #expect(run.status == 0, "\(run.output)")
         let scenario = try #require(run.scenarios.first, "\(run.output)")
         #expect(scenario["ok"] as? Bool == true)
@@ -23,8 +23,8 @@ import Testing
         #expect((scenario["writes_blocked_by_upgrade"] as? Int ?? 0) > 0)
     }
 
-    @Test func aPoolRunReadsBesideTheWritesAndEveryReadSeesACommittedSchema() throws {
-        let run = try StressRun(["migrate-under-load", "--pool"] + Self.tinyProfile)
+    @Test func aPoolRunReadsBesideTheWritesAndEveryReadSeesACommittedSchema() async throws {
+        let run = try await StressRun(["migrate-under-load", "--pool"] + Self.tinyProfile)
         #expect(run.status == 0, "\(run.output)")
         let scenario = try #require(run.scenarios.first, "\(run.output)")
         #expect(scenario["ok"] as? Bool == true)
@@ -34,8 +34,8 @@ import Testing
         #expect(scenario["reads_saw_old_schema"] as? Int == 0)
     }
 
-    @Test func anOnlineRunSwapsInTheCopyItPreparedWithNothingLost() throws {
-        let run = try StressRun(["migrate-under-load", "--online"] + Self.tinyProfile)
+    @Test func anOnlineRunSwapsInTheCopyItPreparedWithNothingLost() async throws {
+        let run = try await StressRun(["migrate-under-load", "--online"] + Self.tinyProfile)
         #expect(run.status == 0, "\(run.output)")
         let scenario = try #require(run.scenarios.first, "\(run.output)")
         #expect(scenario["ok"] as? Bool == true)
@@ -49,52 +49,52 @@ import Testing
         #expect(scenario["copy_ms"] is Double && scenario["swap_ms"] is Double, "\(scenario)")
     }
 
-    @Test func aWriterThatAcknowledgesRolledBackWritesFailsTheRunWithLostWrites() throws {
-        let run = try StressRun(["migrate-under-load"] + Self.tinyProfile + ["--broken-writer", "skip-commit"])
+    @Test func aWriterThatAcknowledgesRolledBackWritesFailsTheRunWithLostWrites() async throws {
+        let run = try await StressRun(["migrate-under-load"] + Self.tinyProfile + ["--broken-writer", "skip-commit"])
         #expect(run.status != 0, "\(run.output)")
         let scenario = try #require(run.scenarios.first, "\(run.output)")
         #expect(scenario["ok"] as? Bool == false)
         #expect((scenario["lost"] as? Int ?? 0) > 0)
     }
 
-    @Test func aWriterThatInsertsTwiceFailsTheRunWithDuplicates() throws {
-        let run = try StressRun(["migrate-under-load"] + Self.tinyProfile + ["--broken-writer", "duplicate"])
+    @Test func aWriterThatInsertsTwiceFailsTheRunWithDuplicates() async throws {
+        let run = try await StressRun(["migrate-under-load"] + Self.tinyProfile + ["--broken-writer", "duplicate"])
         #expect(run.status != 0, "\(run.output)")
         let scenario = try #require(run.scenarios.first, "\(run.output)")
         #expect((scenario["duplicated"] as? Int ?? 0) > 0)
     }
 
-    @Test func aWriterThatHidesCommittedWritesFailsTheRunWithUnexpectedWrites() throws {
-        let run = try StressRun(["migrate-under-load"] + Self.tinyProfile + ["--broken-writer", "forget-ack"])
+    @Test func aWriterThatHidesCommittedWritesFailsTheRunWithUnexpectedWrites() async throws {
+        let run = try await StressRun(["migrate-under-load"] + Self.tinyProfile + ["--broken-writer", "forget-ack"])
         #expect(run.status != 0, "\(run.output)")
         let scenario = try #require(run.scenarios.first, "\(run.output)")
         #expect((scenario["unexpected"] as? Int ?? 0) > 0)
     }
 
-    @Test func tinyCrashAndFaultRunsPass() throws {
-        let run = try StressRun(["crash", "--kills", "4"] + Self.tinyProfile)
+    @Test func tinyCrashAndFaultRunsPass() async throws {
+        let run = try await StressRun(["crash", "--kills", "4"] + Self.tinyProfile)
         #expect(run.status == 0, "\(run.output)")
         let crash = try #require(run.scenarios.first, "\(run.output)")
         #expect(crash["kills"] as? Int == 4)
         #expect(crash["lost"] as? Int == 0)
         #expect(crash["integrity_failures"] as? Int == 0)
 
-        let faults = try StressRun(["faults", "--max-faults", "4"] + Self.tinyProfile)
+        let faults = try await StressRun(["faults", "--max-faults", "4"] + Self.tinyProfile)
         #expect(faults.status == 0, "\(faults.output)")
         let scenario = try #require(faults.scenarios.first, "\(faults.output)")
         #expect((scenario["faults_injected"] as? Int ?? 0) > 0)
         #expect(scenario["lost"] as? Int == 0)
     }
 
-    @Test func theCrashScenarioCatchesLostWritesToo() throws {
-        let run = try StressRun(["crash", "--kills", "3", "--broken-writer", "skip-commit"] + Self.tinyProfile)
+    @Test func theCrashScenarioCatchesLostWritesToo() async throws {
+        let run = try await StressRun(["crash", "--kills", "3", "--broken-writer", "skip-commit"] + Self.tinyProfile)
         #expect(run.status != 0, "\(run.output)")
         let scenario = try #require(run.scenarios.first, "\(run.output)")
         #expect((scenario["lost"] as? Int ?? 0) > 0)
     }
 
-    @Test func aBadFlagIsRefusedPointingToHelp() throws {
-        let run = try StressRun(["--rows", "many"])
+    @Test func aBadFlagIsRefusedPointingToHelp() async throws {
+        let run = try await StressRun(["--rows", "many"])
         #expect(run.status == 2)
         #expect(run.output.contains("--rows needs a whole number"))
         #expect(run.output.contains("Run `stress --help` for the usage."))
@@ -109,10 +109,10 @@ private struct StressRun {
     /// The report's scenario records (empty when no report was written).
     let scenarios: [[String: Any]]
 
-    init(_ arguments: [String]) throws {
+    init(_ arguments: [String]) async throws {
         let directory = try TemporaryDirectory()
         let report = directory.path("report.json")
-        let run = try ToolRun("stress", arguments + ["--json", report], seconds: 600)
+        let run = try await ToolRun("stress", arguments + ["--json", report], seconds: 600)
         status = run.status
         output = run.output + run.errors
         if let data = FileManager.default.contents(atPath: report),

@@ -13,30 +13,30 @@ import Testing
     /// One device per account: the random load alone cannot expose a broken server.
     private static let loneDevices = ["sync", "--devices", "3", "--duration", "1", "--seed", "20261130"]
 
-    @Test func aServerThatForgetsTombstonesIsCaughtWhenNoTwoLoadDevicesShareAnAccount() throws {
-        let run = try SyncStressRun(Self.loneDevices + ["--break", "forget-tombstones"])
+    @Test func aServerThatForgetsTombstonesIsCaughtWhenNoTwoLoadDevicesShareAnAccount() async throws {
+        let run = try await SyncStressRun(Self.loneDevices + ["--break", "forget-tombstones"])
         #expect(run.status == 1, "\(run.output)")
         let scenario = try #require(run.scenario, "\(run.output)")
         #expect((scenario["diverged"] as? Int ?? 0) > 0, "\(run.output)")
         #expect((scenario["unexpected"] as? Int ?? 0) > 0, "\(run.output)")
     }
 
-    @Test func aServerThatHandsOutCursorsOutOfCommitOrderIsCaughtWhenNoTwoLoadDevicesShareAnAccount() throws {
-        let run = try SyncStressRun(Self.loneDevices + ["--break", "cursor-order"])
+    @Test func aServerThatHandsOutCursorsOutOfCommitOrderIsCaughtWhenNoTwoLoadDevicesShareAnAccount() async throws {
+        let run = try await SyncStressRun(Self.loneDevices + ["--break", "cursor-order"])
         #expect(run.status == 1, "\(run.output)")
         let scenario = try #require(run.scenario, "\(run.output)")
         #expect((scenario["diverged"] as? Int ?? 0) > 0, "\(run.output)")
     }
 
-    @Test func aServerThatLetsTheLastWriterWinIsCaughtWhenNoTwoLoadDevicesShareAnAccount() throws {
-        let run = try SyncStressRun(Self.loneDevices + ["--break", "last-writer-wins"])
+    @Test func aServerThatLetsTheLastWriterWinIsCaughtWhenNoTwoLoadDevicesShareAnAccount() async throws {
+        let run = try await SyncStressRun(Self.loneDevices + ["--break", "last-writer-wins"])
         #expect(run.status == 1, "\(run.output)")
         let scenario = try #require(run.scenario, "\(run.output)")
         #expect((scenario["overwritten"] as? Int ?? 0) > 0, "\(run.output)")
     }
 
-    @Test func aPlainRunWithTheExchangeStillConvergesWithNothingLost() throws {
-        let run = try SyncStressRun(Self.loneDevices)
+    @Test func aPlainRunWithTheExchangeStillConvergesWithNothingLost() async throws {
+        let run = try await SyncStressRun(Self.loneDevices)
         #expect(run.status == 0, "\(run.output)")
         let scenario = try #require(run.scenario, "\(run.output)")
         #expect(scenario["ok"] as? Bool == true)

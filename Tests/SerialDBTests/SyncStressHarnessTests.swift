@@ -11,8 +11,8 @@ import Testing
     /// two seconds of load.
     private static let smallProfile = ["sync", "--devices", "6", "--duration", "2", "--seed", "20261130"]
 
-    @Test func aQuickSyncRunConvergesWithNothingLostThroughKilledSyncsAndServerRestarts() throws {
-        let run = try SyncStressRun(["sync", "--quick", "--seed", "20261130"])
+    @Test func aQuickSyncRunConvergesWithNothingLostThroughKilledSyncsAndServerRestarts() async throws {
+        let run = try await SyncStressRun(["sync", "--quick", "--seed", "20261130"])
         #expect(run.status == 0, "\(run.output)")
         let scenario = try #require(run.scenario, "\(run.output)")
         #expect(scenario["scenario"] as? String == "sync")
@@ -28,42 +28,42 @@ import Testing
         #expect(scenario["sync_latency_p99_ms"] is Double)
     }
 
-    @Test func aClientThatSkipsTheOutboxFailsTheRunWithLostChanges() throws {
-        let run = try SyncStressRun(Self.smallProfile + ["--break", "skip-outbox"])
+    @Test func aClientThatSkipsTheOutboxFailsTheRunWithLostChanges() async throws {
+        let run = try await SyncStressRun(Self.smallProfile + ["--break", "skip-outbox"])
         #expect(run.status == 1, "\(run.output)")
         let scenario = try #require(run.scenario, "\(run.output)")
         #expect(scenario["ok"] as? Bool == false)
         #expect((scenario["lost"] as? Int ?? 0) > 0, "\(run.output)")
     }
 
-    @Test func aServerThatForgetsTombstonesFailsTheRunWithDeletedRowsBroughtBack() throws {
-        let run = try SyncStressRun(Self.smallProfile + ["--break", "forget-tombstones"])
+    @Test func aServerThatForgetsTombstonesFailsTheRunWithDeletedRowsBroughtBack() async throws {
+        let run = try await SyncStressRun(Self.smallProfile + ["--break", "forget-tombstones"])
         #expect(run.status == 1, "\(run.output)")
         let scenario = try #require(run.scenario, "\(run.output)")
         #expect((scenario["diverged"] as? Int ?? 0) > 0, "\(run.output)")
         #expect((scenario["unexpected"] as? Int ?? 0) > 0, "\(run.output)")
     }
 
-    @Test func aServerThatHandsOutCursorsOutOfCommitOrderFailsTheRunWithDivergedDevices() throws {
-        let run = try SyncStressRun(Self.smallProfile + ["--break", "cursor-order"])
+    @Test func aServerThatHandsOutCursorsOutOfCommitOrderFailsTheRunWithDivergedDevices() async throws {
+        let run = try await SyncStressRun(Self.smallProfile + ["--break", "cursor-order"])
         #expect(run.status == 1, "\(run.output)")
         let scenario = try #require(run.scenario, "\(run.output)")
         #expect((scenario["diverged"] as? Int ?? 0) > 0, "\(run.output)")
     }
 
-    @Test func aServerThatLetsTheLastWriterWinFailsTheRunWithSilentlyOverwrittenChanges() throws {
+    @Test func aServerThatLetsTheLastWriterWinFailsTheRunWithSilentlyOverwrittenChanges() async throws {
         // An overwrite needs two devices of an account updating one row between their syncs:
         // the fixed exchange after the load makes one per account, and four devices per
         // account for a second more make several more at random (5 to 21 in runs on a loaded
         // machine and under ThreadSanitizer).
-        let run = try SyncStressRun(
+        let run = try await SyncStressRun(
             ["sync", "--devices", "12", "--duration", "3", "--seed", "20261130", "--break", "last-writer-wins"])
         #expect(run.status == 1, "\(run.output)")
         let scenario = try #require(run.scenario, "\(run.output)")
         #expect((scenario["overwritten"] as? Int ?? 0) > 0, "\(run.output)")
     }
 
-    @Test func aQuickSyncRunOnPostgreSQLConvergesToo() throws {
+    @Test func aQuickSyncRunOnPostgreSQLConvergesToo() async throws {
         let url: String
         switch ScratchPostgres.server {
         case .success: url = try ScratchPostgres.makeDatabase()
@@ -72,7 +72,7 @@ import Testing
             print("SyncStressHarnessTests: the PostgreSQL run is skipped: \(error.message)")
             try Test.cancel("skipped: \(error.message)")
         }
-        let run = try SyncStressRun(["sync", "--quick", "--seed", "20261130", "--postgres", url])
+        let run = try await SyncStressRun(["sync", "--quick", "--seed", "20261130", "--postgres", url])
         #expect(run.status == 0, "\(run.output)")
         let scenario = try #require(run.scenario, "\(run.output)")
         #expect(scenario["ok"] as? Bool == true)
@@ -82,9 +82,9 @@ import Testing
         #expect((scenario["server_restarts"] as? Int ?? 0) > 0)
     }
 
-    @Test func aPostgreSQLThatCannotBeReachedFailsTheRunWithOneClearLine() throws {
+    @Test func aPostgreSQLThatCannotBeReachedFailsTheRunWithOneClearLine() async throws {
         // Port 1 on loopback: nothing listens there, so libpq is refused at once.
-        let run = try ToolRun("stress", ["sync", "--quick", "--postgres", "postgresql://127.0.0.1:1/serialdb"])
+        let run = try await ToolRun("stress", ["sync", "--quick", "--postgres", "postgresql://127.0.0.1:1/serialdb"])
         #expect(run.status != 0)
         #expect(run.errors.contains("PostgreSQL"), "\(run.errors)")
     }

@@ -13,11 +13,11 @@ struct SyncStressRun {
     let output: String
     let scenario: [String: Any]?
 
-    init(_ arguments: [String]) throws {
+    init(_ arguments: [String]) async throws {
         let directory = try TemporaryDirectory()
         let report = directory.path("report.json")
         // A run that hangs is killed: five minutes leaves room for ThreadSanitizer's slowdown.
-        let run = try ToolRun("stress", arguments + ["--json", report], seconds: 300)
+        let run = try await ToolRun("stress", arguments + ["--json", report], seconds: 300)
         status = run.status
         output = run.output + run.errors
         let root = FileManager.default.contents(atPath: report).flatMap {

@@ -602,19 +602,19 @@ import Testing
         #expect(try queue.read { db in try db.fetchAll(String.self, sql: "SELECT name FROM sqlite_master") } == [])
     }
 
-    @Test func theToolPlansTheVirtualTableStepsMigrateRunsThemAndRefusalsComeAtPlanTime() throws {
+    @Test func theToolPlansTheVirtualTableStepsMigrateRunsThemAndRefusalsComeAtPlanTime() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("tool.sqlite")
         var configuration = Configuration()
         configuration.journalMode = .delete
         let queue = try DatabaseQueue(path: path, configuration: configuration)
-        try queue.inDatabase { db in
+        try await queue.inDatabase { db in
             _ = try db.changeSchema(
                 to: Self.notesTable + Self.notesIndex + "CREATE VIRTUAL TABLE doc USING fts4(body);")
             try db.execute(sql: "INSERT INTO notes(id, title, body) VALUES (1, 'alpha', 'one'), (2, 'beta', 'two')")
             try db.execute(sql: "INSERT INTO doc(docid, body) VALUES (7, 'seven'), (9, 'nine')")
         }
-        try queue.close()
+        try await queue.close()
         func schemaFile(_ sql: String) throws -> String {
             let file = directory.path("schema-\(UUID().uuidString).sql")
             try sql.write(toFile: file, atomically: true, encoding: .utf8)
@@ -626,7 +626,7 @@ import Testing
             Self.notesTable
                 + Self.notesIndex.replacingOccurrences(of: "content_rowid='id'", with: "content_rowid='id', prefix='2'")
                 + "CREATE VIRTUAL TABLE doc USING fts5(body, tag);")
-        let plan = try ToolRun("serialdb", ["plan", path, "--schema", v2])
+        let plan = try await ToolRun("serialdb", ["plan", path, "--schema", v2])
         #expect(plan.status == 0, "\(plan.errors)")
         for expected in [
             "-- recreate virtual table \"doc\" (fts5): module fts4 → fts5; new column(s) tag",
@@ -638,26 +638,26 @@ import Testing
             #expect(plan.output.contains(expected), "\(expected) in \(plan.output)")
         }
         #expect(try bytes() == before, "a plan changes nothing")
-        let inspect = try ToolRun("serialdb", ["inspect", path])
+        let inspect = try await ToolRun("serialdb", ["inspect", path])
         #expect(inspect.output.contains("virtual table notes_fts (fts5, content from \"notes\")"), "\(inspect.output)")
         #expect(inspect.output.contains("virtual table doc (fts4)"), "\(inspect.output)")
         #expect(!inspect.output.contains("_segdir") && !inspect.output.contains("_docsize"), "\(inspect.output)")
-        let migrate = try ToolRun("serialdb", ["migrate", path, "--schema", v2])
+        let migrate = try await ToolRun("serialdb", ["migrate", path, "--schema", v2])
         #expect(migrate.status == 0, "\(migrate.errors)")
         // migrate printed the plan it ran: the same steps `plan` announced.
         #expect(migrate.output.hasPrefix(plan.output.trimmingCharacters(in: .newlines)), "\(migrate.output)")
-        try DatabaseQueue(path: path).inDatabase { db throws in
+        try await DatabaseQueue(path: path).inDatabase { db throws in
             #expect(try matches(db, "doc", "nine") == [9])
             #expect(try matches(db, "notes_fts", "be*") == [2])
         }
         // Omitting the table that stores rows is refused before anything is touched.
         let v3 = try schemaFile(Self.notesTable + Self.notesIndex)
         let afterMigrate = try bytes()
-        let refused = try ToolRun("serialdb", ["migrate", path, "--schema", v3])
+        let refused = try await ToolRun("serialdb", ["migrate", path, "--schema", v3])
         #expect(refused.status == 3)
         #expect(refused.errors.contains("refused: The fts5 table \"doc\" holds 2 row(s)"), "\(refused.errors)")
         #expect(try bytes() == afterMigrate)
-        let allowed = try ToolRun("serialdb", ["migrate", path, "--schema", v3, "--allow-drop", "doc"])
+        let allowed = try await ToolRun("serialdb", ["migrate", path, "--schema", v3, "--allow-drop", "doc"])
         #expect(allowed.status == 0, "\(allowed.errors)")
         #expect(allowed.output.contains("-- drop virtual table \"doc\" (fts5)"))
     }
