@@ -179,7 +179,7 @@ enum SerialDBSide {
 
     /// Opens a queue and checks that the connection really runs with the C side's settings, so
     /// a change of defaults can never make the benchmark compare two different setups.
-    private static func open(path: String, configuration: Configuration = configuration) throws -> DatabaseQueue {
+    static func open(path: String, configuration: Configuration = configuration) throws -> DatabaseQueue {
         let queue = try DatabaseQueue(path: path, configuration: configuration)
         let settings = try queue.inDatabase { db in
             (
@@ -195,7 +195,7 @@ enum SerialDBSide {
     }
 
     /// Closes the queue, then reads the file back with the C verifier that checks both sides.
-    private static func finish(_ queue: DatabaseQueue, path: String, elapsed: Duration, operations: Int) throws
+    static func finish(_ queue: DatabaseQueue, path: String, elapsed: Duration, operations: Int) throws
         -> SideRun
     {
         try queue.close()

@@ -90,6 +90,17 @@ enum WorkloadCatalog {
                 name: "rebuild_1m", operations: bigTable, expected: .rows(bigTable, operations: bigTable), target: 1.2,
                 serialDB: { try SerialDBSide.rebuild(path: $0, rows: bigTable) },
                 rawC: { try RawCSide.rebuild(path: $0, rows: bigTable) }),
+            // The same change online (prepareMigration, then migrate), against the same C
+            // rebuild: the whole, and the swap alone, which is all other work waits for.
+            Workload(
+                name: "rebuild_1m_online", operations: bigTable, expected: .rows(bigTable, operations: bigTable),
+                target: nil, serialDB: { try OnlineRebuild.run(path: $0, rows: bigTable, timed: .whole) },
+                rawC: { try RawCSide.rebuild(path: $0, rows: bigTable) }),
+            Workload(
+                name: "rebuild_1m_online_swap", operations: bigTable,
+                expected: .rows(bigTable, operations: bigTable), target: nil,
+                serialDB: { try OnlineRebuild.run(path: $0, rows: bigTable, timed: .swap) },
+                rawC: { try RawCSide.rebuild(path: $0, rows: bigTable) }),
             // ADD COLUMN rewrites only the schema: its cost must not grow with the row count.
             Workload(
                 name: "add_column_1k", operations: 1, expected: .rows(1_000, operations: 1), target: nil,

@@ -102,6 +102,15 @@ struct UnderLoadOutcome {
                 "writes during the copy ran against the old schema, without waiting for the copy",
                 !duringCopy.isEmpty && copyWrong.isEmpty,
                 "\(duringCopy.count) writes during the copy; \(copyWrong.count) saw another step")
+            // A copy found wrong is rebuilt under the gate: the data is right, the copy was not.
+            let copies = timeline.preparedCopies
+            report.check(
+                "the upgrade swapped in the prepared copy, found exact",
+                !copies.isEmpty && copies.allSatisfy(\.wasUsed),
+                copies.isEmpty
+                    ? "no step reported a prepared copy"
+                    : copies.map { $0.notUsedBecause ?? "\($0.tables.joined(separator: ", ")) swapped in" }
+                        .joined(separator: "; "))
         }
         let early = acknowledgements.filter { $0.returned < upgradeRequested }
         let earlyWrong = early.filter { $0.seenSteps != 1 }

@@ -12,6 +12,7 @@ final class UpgradeTimeline: Sendable {
 
     private let clock: RunClock
     private let events = Locked<[Event]>([])
+    private let copies = Locked<[PreparedCopyOutcome]>([])
 
     init(clock: RunClock) {
         self.clock = clock
@@ -21,7 +22,11 @@ final class UpgradeTimeline: Sendable {
     func record(_ progress: MigrationProgress) {
         let now = clock.now
         events.withLock { $0.append(Event(progress: progress.event, step: progress.migration, time: now)) }
+        if let copy = progress.preparedCopy { copies.withLock { $0.append(copy) } }
     }
+
+    /// What the steps that committed did with the copies `prepareMigration` made.
+    var preparedCopies: [PreparedCopyOutcome] { copies.withLock { $0 } }
 
     func started(_ step: String) -> Double? {
         events.withLock { events in events.first { $0.progress == .stepStarted && $0.step == step }?.time }

@@ -48,19 +48,7 @@ enum LoadTarget: Sendable {
 
     /// ``prepareMigration(_:)`` for the harness's threads: blocks until the copy caught up.
     func prepareMigrationBlocking(_ migrator: DatabaseMigrator) throws -> PreparedMigration {
-        let outcome = Locked<Result<PreparedMigration, any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            do {
-                let prepared = try await prepareMigration(migrator)
-                outcome.withLock { $0 = .success(prepared) }
-            } catch {
-                outcome.withLock { $0 = .failure(error) }
-            }
-            done.signal()
-        }
-        done.wait()
-        return try outcome.withLock { $0! }.get()
+        try waitForTask { try await prepareMigration(migrator) }
     }
 
     func close() throws {

@@ -50,6 +50,38 @@ public enum OnlineLadder {
     }
 }
 
+/// What the upgrade did with the copies `prepareMigration` made: the `preparedCopy` of every
+/// committed step, collected from `migrate`'s progress.
+public final class PreparedCopyReports: Sendable {
+    private let outcomes = Locked<[PreparedCopyOutcome]>([])
+
+    public init() {}
+
+    /// Pass as `migrate`'s progress.
+    public var progress: @Sendable (MigrationProgress) -> Void {
+        { [outcomes] progress in
+            guard progress.event == .stepCommitted, let copy = progress.preparedCopy else { return }
+            outcomes.withLock { $0.append(copy) }
+        }
+    }
+
+    /// The reports, in the order the steps committed.
+    public var all: [PreparedCopyOutcome] { outcomes.withLock { $0 } }
+}
+
+extension Database {
+    /// Every row of `table`, every column (rowid first), each as `value|value|...`, sorted:
+    /// what two tables holding exactly the same rows agree on.
+    public func contents(of table: String) throws -> [String] {
+        let rowID = try fetchOne(
+            Int.self, sql: "SELECT count(*) FROM pragma_table_list WHERE name = ? AND wr = 0", arguments: [table])
+        let columns = (rowID == 1 ? "rowid, " : "") + "*"
+        return try fetchAll(Row.self, sql: "SELECT \(columns) FROM \(table.quotedDatabaseIdentifier)").map { row in
+            try (0..<row.count).map { "\(try row.decode(DatabaseValue.self, at: $0))" }.joined(separator: "|")
+        }.sorted()
+    }
+}
+
 /// Runs `body` as synchronous code inside an async test, so that the queue's blocking
 /// overloads are the ones called (an async context picks the async ones).
 public func blocking<T>(_ body: () throws -> T) rethrows -> T {

@@ -48,7 +48,9 @@ import Testing
                 }
             }
             try await queue.prepareMigration(OnlineLadder.migrator())
-            try await queue.migrate(OnlineLadder.migrator())
+            let reports = PreparedCopyReports()
+            try await queue.migrate(OnlineLadder.migrator(), progress: reports.progress)
+            #expect(reports.all == [PreparedCopyOutcome(tables: ["item"])])
         }
         let (after, leftovers, integrity) = try blocking {
             try queue.read { db in
@@ -64,7 +66,19 @@ import Testing
         try await queue.close()
     }
 
-    @Test func aChildKilledDuringTheCopyLeavesTheOldTableWholeAndTheCopyIsResumed() async throws {
+    /// What SerialDB's copy left in the file, read through a bare connection (no queue or pool,
+    /// whose open would act on it).
+    private func leftovers(_ path: String) throws -> (objects: [String], copied: [Int]) {
+        let db = try Database(path: path)
+        defer { db.close() }
+        let copied =
+            try db.tableExists("serialdb_online_copy")
+            ? try db.fetchAll(Int.self, sql: "SELECT copied FROM serialdb_online_copy") : []
+        return (try OnlineLadder.leftovers(db), copied)
+    }
+
+    @Test(arguments: [false, true])
+    func aChildKilledDuringTheCopyLeavesTheOldTableWholeAndTheNextOpenRemovesTheCopy(pool: Bool) async throws {
         let directory = try TemporaryDirectory()
         let path = try seededFile(directory)
         // Paused between chunks at 500 rows: the kill lands mid-copy however loaded the machine is.
@@ -72,19 +86,43 @@ import Testing
         _ = try await child.line(withPrefix: "paused")
         child.kill()
         _ = try await child.exitStatus()
-        // The copy left behind is in step with the old table; the next preparation resumes it.
-        let queue = try DatabaseQueue(path: path)
-        let copied = try blocking {
-            try queue.read { db in
-                try db.fetchOne(Int.self, sql: "SELECT copied FROM serialdb_online_copy") ?? 0
-            }
+        let left = try leftovers(path)
+        #expect(left.objects.contains("trigger serialdb_online_1_update"), "\(left.objects)")
+        try #require(left.copied.count == 1, "\(left.copied)")
+        #expect(left.copied[0] >= 500 && left.copied[0] < Self.rows, "\(left.copied)")
+        // Opening the file removes the unfinished copy: no trigger, shadow or bookkeeping left,
+        // every row of the old table there, and its writes no longer mirrored.
+        let writer: any DatabaseWriter = pool ? try DatabasePool(path: path) : try DatabaseQueue(path: path)
+        let (objects, rows) = try blocking {
+            try writer.read { db in (try OnlineLadder.leftovers(db), try OnlineLadder.rows(db)) }
         }
-        #expect(copied >= 500 && copied < Self.rows)
+        #expect(objects == [])
+        #expect(rows.count == Self.rows)
+        #expect(rows.first == "1: item-1/1")
+        try blocking { try writer.write { db in try db.execute(sql: "UPDATE item SET name = NULL WHERE id = 1") } }
+        try blocking { try writer.write { db in try db.execute(sql: "UPDATE item SET name = 'item-1' WHERE id = 1") } }
+        try await writer.close()
+        try await checkAfterKill(path)
+    }
+
+    @Test func aCopyWhoseProcessWasKilledIsResumedByAProcessThatHadTheFileOpen() async throws {
+        let directory = try TemporaryDirectory()
+        let path = try seededFile(directory)
+        let child = try child(path, delay: 0, pauseAt: 500)
+        _ = try await child.line(withPrefix: "paused")
+        // Opened while the child copies: the open leaves its copy alone.
+        let queue = try DatabaseQueue(path: path)
+        child.kill()
+        _ = try await child.exitStatus()
+        let copied = try leftovers(path).copied
+        try #require(copied.count == 1, "\(copied)")
+        #expect(copied[0] >= 500 && copied[0] < Self.rows, "\(copied)")
         let firstReport = Locked<Int?>(nil)
         try await queue.prepareMigration(OnlineLadder.migrator(), rowsPerChunk: 100) { progress in
             firstReport.withLock { $0 = $0 ?? progress.completedUnits }
         }
-        #expect((firstReport.withLock { $0 } ?? 0) > copied)
+        // It went on from the dead child's cursor.
+        #expect((firstReport.withLock { $0 } ?? 0) > copied[0])
         try await queue.close()
         try await checkAfterKill(path)
     }
@@ -96,6 +134,11 @@ import Testing
         _ = try await child.line(withPrefix: "prepared")
         child.kill()
         _ = try await child.exitStatus()
+        // A copy that caught up is kept by the open, in step, for the next migrate to swap in.
+        let queue = try DatabaseQueue(path: path)
+        let kept = try blocking { try queue.read { db in try OnlineLadder.leftovers(db) } }
+        #expect(kept.contains("table serialdb_online_copy"), "\(kept)")
+        try await queue.close()
         try await checkAfterKill(path)
     }
 
@@ -119,12 +162,18 @@ import Testing
         var configuration = Configuration()
         configuration.busyTimeout = .seconds(30)
         let queue = try DatabaseQueue(path: path, configuration: configuration)
+        // The child still copies: the open left its copy alone.
+        #expect(try blocking { try queue.read { db in try OnlineLadder.leftovers(db) } } != [])
         let reports = Locked<[Int]>([])
+        let outcomes = PreparedCopyReports()
         try await queue.migrate(OnlineLadder.migrator()) { progress in
             if progress.event == .stepProgress, let done = progress.completedUnits {
                 reports.withLock { $0.append(done) }
             }
+            outcomes.progress(progress)
         }
+        // The copy this process finished is the one swapped in.
+        #expect(outcomes.all == [PreparedCopyOutcome(tables: ["item"])])
         // This process went on from the child's cursor, not from the first row.
         let first = reports.withLock { $0.first } ?? 0
         #expect(first > 300)

@@ -29,6 +29,21 @@ import Testing
         try queue.read { db in try db.fetchOne(Int.self, sql: sql) ?? -1 }
     }
 
+    /// Every row of every table, every column.
+    private static func contents(_ writer: some DatabaseWriter, _ tables: [String]) throws -> [[String]] {
+        try writer.read { db in try tables.map { try db.contents(of: $0) } }
+    }
+
+    /// Migrates, expecting the prepared copy of `tables` to be the one swapped in.
+    private static func migrateUsingTheCopy(
+        _ writer: some DatabaseWriter, _ migrator: DatabaseMigrator, of tables: [String],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let reports = PreparedCopyReports()
+        try writer.migrate(migrator, progress: reports.progress)
+        #expect(reports.all == [PreparedCopyOutcome(tables: tables)], sourceLocation: sourceLocation)
+    }
+
     @Test(arguments: DatabaseKind.allCases)
     func aTableWithTriggersViewsAndForeignKeysBothWaysIsSwappedWithAllOfThem(kind: DatabaseKind) async throws {
         let directory = try TemporaryDirectory()
@@ -55,7 +70,10 @@ import Testing
                 try db.execute(sql: "DELETE FROM item WHERE id IN (5, 399)")  // their tags go with them
             }
         }
-        try blocking { try queue.migrate(migrator) }
+        let tables = ["author", "item", "tag", "log"]
+        let expected = try blocking { try Self.contents(queue, tables) }
+        try blocking { try Self.migrateUsingTheCopy(queue, migrator, of: ["item"]) }
+        #expect(try blocking { try Self.contents(queue, tables) } == expected)
         #expect(try Self.count(queue, "SELECT count(*) FROM item") == 399)
         #expect(try Self.count(queue, "SELECT count(*) FROM tag") == 398)
         #expect(try Self.count(queue, "SELECT count(*) FROM item_names") == 399)
@@ -109,7 +127,9 @@ import Testing
         #expect(throws: SerialDBError.self) { try queue.migrate(migrator) }
         try queue.migrate(migrator, upTo: "v1")
         try blocking { try queue.write { db in try db.execute(sql: "INSERT INTO author(id) VALUES (42)") } }
-        try blocking { try queue.migrate(migrator) }
+        let expected = try blocking { try Self.contents(queue, ["author", "item"]) }
+        try blocking { try Self.migrateUsingTheCopy(queue, migrator, of: ["item"]) }
+        #expect(try blocking { try Self.contents(queue, ["author", "item"]) } == expected)
         #expect(try Self.count(queue, "SELECT count(*) FROM item") == 201)
     }
 
@@ -152,7 +172,7 @@ import Testing
                 try db.fetchAll(String.self, sql: "SELECT a || b || v FROM pair ORDER BY a, b")
             }
         }
-        try blocking { try queue.migrate(migrator) }
+        try blocking { try Self.migrateUsingTheCopy(queue, migrator, of: ["pair"]) }
         let rows = try blocking {
             try queue.read { db in
                 try db.fetchAll(String.self, sql: "SELECT a || b || v FROM pair ORDER BY a, b")
@@ -187,7 +207,9 @@ import Testing
                 try db.execute(sql: "DELETE FROM entry WHERE v = 'during'")
             }
         }
-        try blocking { try queue.migrate(migrator) }
+        let expected = try blocking { try Self.contents(queue, ["entry"]) }
+        try blocking { try Self.migrateUsingTheCopy(queue, migrator, of: ["entry"]) }
+        #expect(try blocking { try Self.contents(queue, ["entry"]) } == expected)
         let id = try blocking {
             try queue.write { db -> Int64 in
                 try db.execute(sql: "INSERT INTO entry(v) VALUES ('after')")
@@ -227,7 +249,9 @@ import Testing
         }
         try await pool.prepareMigration(OnlineLadder.migrator(), rowsPerChunk: 100)
         let duringCopy = seen.withLock { $0 }
-        try blocking { try pool.migrate(OnlineLadder.migrator()) }
+        let expected = try blocking { try Self.contents(pool, ["item"]) }
+        try blocking { try Self.migrateUsingTheCopy(pool, OnlineLadder.migrator(), of: ["item"]) }
+        #expect(try blocking { try Self.contents(pool, ["item"]) } == expected)
         let deadline = Date().addingTimeInterval(60)
         blocking {
             while seen.withLock({ $0.last }) != "2:3000" && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }

@@ -52,7 +52,10 @@ import Testing
             try db.execute(sql: "INSERT INTO item(name, score) VALUES ('after', 3)")
         }
         let expected = try await queue.read { db in try OnlineLadder.rows(db) }
-        try await queue.migrate(OnlineLadder.migrator())
+        let reports = PreparedCopyReports()
+        try await queue.migrate(OnlineLadder.migrator(), progress: reports.progress)
+        // The swap proved the copy exact and used it: nothing was rebuilt under the gate.
+        #expect(reports.all == [PreparedCopyOutcome(tables: ["item"])])
         try await queue.read { db in
             #expect(try OnlineLadder.rows(db) == expected)
             #expect(try OnlineLadder.leftovers(db) == [])
@@ -106,11 +109,14 @@ import Testing
             try db.execute(sql: "UPDATE item SET name = 'fixed' WHERE name IS NULL")
             try db.execute(sql: "UPDATE item SET score = 0 WHERE score IS NULL OR score < 0")
         }
-        try await queue.migrate(OnlineLadder.migrator())
-        let after = try await queue.read { db in
-            (try db.fetchOne(Int.self, sql: "SELECT count(*) FROM item"), try OnlineLadder.leftovers(db))
-        }
-        #expect(after.0 == 302)
+        let expected = try await queue.read { db in try OnlineLadder.rows(db) }
+        let reports = PreparedCopyReports()
+        try await queue.migrate(OnlineLadder.migrator(), progress: reports.progress)
+        // The copy stayed in step through the refusal and the fixes: it is the one swapped in.
+        #expect(reports.all == [PreparedCopyOutcome(tables: ["item"])])
+        let after = try await queue.read { db in (try OnlineLadder.rows(db), try OnlineLadder.leftovers(db)) }
+        #expect(after.0.count == 302)
+        #expect(after.0 == expected)
         #expect(after.1 == [])
     }
 
@@ -133,15 +139,68 @@ import Testing
             try db.execute(sql: "INSERT INTO item(name, score) VALUES (NULL, NULL)")
             try db.execute(sql: "DELETE FROM item WHERE name IS NULL")
         }
-        try await queue.migrate(OnlineLadder.migrator())
+        let reports = PreparedCopyReports()
+        try await queue.migrate(OnlineLadder.migrator(), progress: reports.progress)
+        #expect(reports.all == [])
         let count = try await queue.read { db in try db.fetchOne(Int.self, sql: "SELECT count(*) FROM item") }
         #expect(count == 2_000)
+    }
+
+    @Test(arguments: DatabaseKind.allCases)
+    func aCopyAWriteTheTriggersMissedLeftWrongIsNotSwappedInAndTheUpgradeSaysSo(kind: DatabaseKind) async throws {
+        let v1 = "CREATE TABLE item(id INTEGER PRIMARY KEY, code TEXT UNIQUE, v TEXT, n REAL);"
+        let v2 = "CREATE TABLE item(id INTEGER PRIMARY KEY, code TEXT UNIQUE, v TEXT NOT NULL, n REAL);"
+        let migrator = {
+            var migrator = DatabaseMigrator()
+            migrator.registerMigration("v1", schema: v1)
+            migrator.registerMigration("v2", schema: v2)
+            return migrator
+        }()
+        let directory = try TemporaryDirectory()
+        let queue = try kind.makeQueue(in: directory)
+        try queue.migrate(migrator, upTo: "v1")
+        try await queue.write { db in
+            for id in 1...300 {
+                try db.execute(
+                    sql: "INSERT INTO item(id, code, v, n) VALUES (?, ?, ?, ?)",
+                    arguments: [id, "code-\(id)", "v\(id)", Double(id) / 4])
+            }
+        }
+        let once = Locked(false)
+        try await queue.prepareMigration(migrator, rowsPerChunk: 50) { _ in
+            guard !once.withLock({ $0 }) else { return }
+            once.withLock { $0 = true }
+            // After the first chunk (rows 1...50 copied): the REPLACE deletes row 7 through the
+            // UNIQUE conflict on `code`, which fires no DELETE trigger (recursive_triggers off).
+            try? queue.write { db in
+                try db.execute(sql: "INSERT OR REPLACE INTO item(id, code, v, n) VALUES (1000, 'code-7', 'new', 0.5)")
+            }
+        }
+        let expected = try await queue.read { db in try db.contents(of: "item") }
+        #expect(expected.count == 300)
+        let reports = PreparedCopyReports()
+        try await queue.migrate(migrator, progress: reports.progress)
+        // The swap saw row 7 only in the copy, did not use it, said so, and rebuilt the table.
+        let outcome = reports.all
+        #expect(outcome.count == 1)
+        #expect(outcome.first?.tables == ["item"])
+        #expect(outcome.first?.wasUsed == false)
+        let reason = outcome.first?.notUsedBecause ?? ""
+        #expect(reason.contains("rows only in the copy: 7"), "\(reason)")
+        let (rows, leftovers, steps) = try await queue.read { db in
+            (try db.contents(of: "item"), try OnlineLadder.leftovers(db), try migrator.appliedMigrations(db))
+        }
+        #expect(rows == expected)
+        #expect(leftovers == [])
+        #expect(steps == ["v1", "v2"])
     }
 
     @Test func migrateWithoutAPreparedCopyRebuildsAsBefore() throws {
         let directory = try TemporaryDirectory()
         let queue = try seededQueue(.file, directory, rows: 100)
-        try queue.migrate(OnlineLadder.migrator())
+        let reports = PreparedCopyReports()
+        try queue.migrate(OnlineLadder.migrator(), progress: reports.progress)
+        #expect(reports.all == [])
         let after = try queue.read { db in
             (try db.fetchOne(Int.self, sql: "SELECT count(*) FROM item"), try OnlineLadder.leftovers(db))
         }

@@ -34,6 +34,21 @@ import Testing
         #expect(scenario["reads_saw_old_schema"] as? Int == 0)
     }
 
+    @Test func anOnlineRunSwapsInTheCopyItPreparedWithNothingLost() async throws {
+        let run = try await StressRun(["migrate-under-load", "--online"] + Self.tinyProfile)
+        #expect(run.status == 0, "\(run.output)")
+        let scenario = try #require(run.scenarios.first, "\(run.output)")
+        #expect(scenario["ok"] as? Bool == true)
+        #expect(scenario["lost"] as? Int == 0)
+        #expect(scenario["duplicated"] as? Int == 0)
+        let invariants = scenario["invariants"] as? [[String: Any]] ?? []
+        let swapped = invariants.first {
+            $0["name"] as? String == "the upgrade swapped in the prepared copy, found exact"
+        }
+        #expect(swapped?["passed"] as? Bool == true, "\(invariants)")
+        #expect(scenario["copy_ms"] is Double && scenario["swap_ms"] is Double, "\(scenario)")
+    }
+
     @Test func aWriterThatAcknowledgesRolledBackWritesFailsTheRunWithLostWrites() async throws {
         let run = try await StressRun(["migrate-under-load"] + Self.tinyProfile + ["--broken-writer", "skip-commit"])
         #expect(run.status != 0, "\(run.output)")

@@ -156,8 +156,9 @@ public struct DatabaseMigrator: Sendable {
                         totalSteps: pending.count, completedUnits: done, totalUnits: total))
             }
             defer { db.progressObserver = nil }
+            let preparedCopy: PreparedCopyOutcome?
             do {
-                try apply(step, to: db)
+                preparedCopy = try apply(step, to: db)
             } catch {
                 throw SerialDBError(
                     .migrationFailed,
@@ -170,7 +171,7 @@ public struct DatabaseMigrator: Sendable {
             progress?(
                 MigrationProgress(
                     event: .stepCommitted, migration: step.identifier, completedSteps: index + 1,
-                    totalSteps: pending.count))
+                    totalSteps: pending.count, preparedCopy: preparedCopy))
         }
     }
 
@@ -182,10 +183,34 @@ public struct DatabaseMigrator: Sendable {
     }
 
     /// Runs one step in its own transaction, with foreign keys deferred as SQLite's table
-    /// rebuild procedure requires.
-    private func apply(_ step: Step, to db: Database) throws {
+    /// rebuild procedure requires. Returns what became of a copy `prepareMigration` made for it.
+    private func apply(_ step: Step, to db: Database) throws -> PreparedCopyOutcome? {
         // A copy made ahead by `prepareMigration` turns a declarative step into a swap.
-        let swap = try OnlineSwap.prepared(for: step, in: db)
+        switch try OnlineSwap.prepared(for: step, in: db) {
+        case .none:
+            try run(step, swapping: nil, db)
+            return nil
+        case .discarded(let tables, let reason):
+            try run(step, swapping: nil, db)
+            return PreparedCopyOutcome(tables: tables, notUsedBecause: reason)
+        case .ready(let swap):
+            do {
+                guard try run(step, swapping: swap, db) else { return nil }
+                return PreparedCopyOutcome(tables: swap.tables)
+            } catch let mismatch as OnlineCopyMismatch {
+                // Rolled back: the copy is removed and the step rebuilds as if nothing was prepared.
+                try OnlineSwap.discardAll(db)
+                try run(step, swapping: nil, db)
+                return PreparedCopyOutcome(tables: swap.tables, notUsedBecause: mismatch.reason)
+            }
+        }
+    }
+
+    /// The step's transaction; returns whether it ran the step (another process may have
+    /// applied it while this one waited for the write lock).
+    @discardableResult
+    private func run(_ step: Step, swapping swap: OnlineSwap?, _ db: Database) throws -> Bool {
+        var ran = false
         // A BEGIN, COMMIT, END or ROLLBACK in the step is refused before it runs.
         try db.inSchemaChangeTransaction(
             named: "Migration \"\(step.identifier)\"", vouchedTables: swap?.vouchedTables ?? []
@@ -198,7 +223,9 @@ public struct DatabaseMigrator: Sendable {
             if let swap { try swap.run(db) } else { try step.body(db) }
             guard db.isInsideTransaction else { throw db.transactionEndedError(refusing: nil) }
             try record(step.identifier, in: db)
+            ran = true
         }
+        return ran
     }
 
     /// `migrate(upTo:)` never goes back: a database already past the target is refused,

@@ -24,8 +24,12 @@ extension DatabaseWriter {
     /// the swap refuses, naming it, until it is fixed.
     ///
     /// Cancelling the task removes the copy and its triggers; the old table never stops
-    /// serving. After a crash, the next `prepareMigration` resumes the copy left behind, and
-    /// `migrate` finishes it (or removes it when it was made for another step).
+    /// serving. When the process dies mid-copy, the next open of the file (a `DatabaseQueue`,
+    /// or a `DatabasePool`) removes the unfinished copy and its triggers, unless some process
+    /// is still copying; a process that already had the file open resumes it with
+    /// `prepareMigration`, or finishes it with `migrate` (which removes a copy made for another
+    /// step). A copy that had caught up is kept, in step, for the next `migrate` to swap in.
+    /// Whether `migrate` used the copy is reported as ``MigrationProgress/preparedCopy``.
     ///
     /// - Parameters:
     ///   - migrator: the steps; the first one not applied is prepared.

@@ -23,11 +23,14 @@ public struct MigrationProgress: Sendable, Equatable {
     public var completedUnits: Int?
     /// Units (rows) the step expects to do, when it reports any.
     public var totalUnits: Int?
+    /// With ``Event/stepCommitted`` of a step that `prepareMigration` copied: whether the
+    /// upgrade swapped that copy in, or why it rebuilt the tables instead. Nil otherwise.
+    public var preparedCopy: PreparedCopyOutcome?
 
     /// Creates a progress report.
     public init(
         event: Event, migration: String, completedSteps: Int, totalSteps: Int, completedUnits: Int? = nil,
-        totalUnits: Int? = nil
+        totalUnits: Int? = nil, preparedCopy: PreparedCopyOutcome? = nil
     ) {
         self.event = event
         self.migration = migration
@@ -35,5 +38,6 @@ public struct MigrationProgress: Sendable, Equatable {
         self.totalSteps = totalSteps
         self.completedUnits = completedUnits
         self.totalUnits = totalUnits
+        self.preparedCopy = preparedCopy
     }
 }

@@ -122,6 +122,33 @@ struct OnlineCopyState: Sendable {
         try dropTablesIfEmpty(db)
     }
 
+    /// Run by every open of the file (a queue's, or a pool's writer): removes the copies a
+    /// process left unfinished when it died, with their triggers, so that the live table's
+    /// writes stop paying for the mirroring. A copy some process is still making (it holds the
+    /// ``OnlineCopyLease``) is left alone, and so is one that had caught up: its triggers keep
+    /// it in step, and the next `migrate` swaps it in. When another connection holds the write
+    /// lock, or the file is read-only, nothing is removed: the next open, `prepareMigration` or
+    /// `migrate` does it.
+    static func removeAbandoned(_ db: Database) throws {
+        guard !db.configuration.readOnly, !db.isInMemory, try exists(db),
+            let lease = OnlineCopyLease.exclusive(for: db)
+        else { return }
+        defer { withExtendedLifetime(lease) {} }
+        do {
+            try db.inTransaction(.immediate) { db in
+                for record in try records(db) where !record.isDone {
+                    try discard(record, db)
+                }
+                try dropTablesIfEmpty(db)
+                return .commit
+            }
+        } catch let error as DatabaseError
+            where [.SQLITE_BUSY, .SQLITE_LOCKED, .SQLITE_READONLY].contains(error.resultCode)
+        {
+            // Left for later, as said above: opening the file must not fail for a leftover.
+        }
+    }
+
     /// Removes one copy by the names its record gives.
     static func discard(_ record: Record, _ db: Database) throws {
         for name in OnlineTableCopy.triggerNames(record.id) {

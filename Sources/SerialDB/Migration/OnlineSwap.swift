@@ -1,12 +1,25 @@
 /// How `migrate` finishes a step that `prepareMigration` copied: under the gate, in the step's
-/// one transaction, it stops the mirroring, verifies each copy, drops the old table and gives
-/// the copy its name, renames the prepared indexes, and runs the rest of the step's plan
-/// (views, triggers, other tables) as usual. The step is recorded in the same transaction, so
-/// a crash before its commit leaves the old table serving, with its copy still in step.
+/// one transaction, it stops the mirroring, checks each copy holds exactly the live table's keys
+/// (`OnlineTableCopy.compare`), drops the old table and gives the copy
+/// its name, renames the prepared indexes, and runs the rest of the step's plan (views,
+/// triggers, other tables) as usual. The step is recorded in the same transaction, so a crash
+/// before its commit leaves the old table serving, with its copy still in step. A copy found
+/// not exact throws ``OnlineCopyMismatch``: the migrator rolls back and runs the step without it.
 struct OnlineSwap: PlanSubstitution {
     let step: DatabaseMigrator.Step
     let declarative: DeclarativeStep
     let copies: [OnlineTableCopy]
+
+    /// What `migrate` found prepared for a step.
+    enum Preparation {
+        /// Nothing (or a copy made for another step, now removed): the step runs as it always did.
+        case none
+        /// A copy caught up with its live tables: the step swaps it in.
+        case ready(OnlineSwap)
+        /// A copy made for this step that no longer fits its tables (their definition changed
+        /// since): it was removed, and the step runs as it always did.
+        case discarded(tables: [String], reason: String)
+    }
 
     /// Tables the foreign key check may leave out (folded names, old and new): their rows'
     /// references were checked as they were copied and mirrored.
@@ -17,20 +30,23 @@ struct OnlineSwap: PlanSubstitution {
             })
     }
 
+    /// The live tables copied.
+    var tables: [String] { copies.map(\.sourceTable) }
+
     private var prepared: Set<String> { Set(copies.map { $0.sourceTable.sqliteFolded }) }
 
     /// The swap for `step`, when a copy was prepared for it; runs before the step's transaction.
     /// A copy left for another step or definition is removed, and the step runs as it always
     /// did. A copy not finished (its process died, or still copies) is taken over: its chunks
     /// share one cursor in the database, so no row range is copied twice.
-    static func prepared(for step: DatabaseMigrator.Step, in db: Database) throws -> OnlineSwap? {
-        guard try OnlineCopyState.exists(db) else { return nil }
+    static func prepared(for step: DatabaseMigrator.Step, in db: Database) throws -> Preparation {
+        guard try OnlineCopyState.exists(db) else { return .none }
         let records = try OnlineCopyState.records(db)
         guard let declarative = step.declarative, !records.isEmpty,
             records.allSatisfy({ $0.step == step.identifier })
         else {
             try discardAll(db)
-            return nil
+            return .none
         }
         let plan = try db.planSchemaChange(
             to: declarative.schema, options: declarative.options,
@@ -38,18 +54,23 @@ struct OnlineSwap: PlanSubstitution {
         let copies = try OnlinePreparation.copies(for: records, plan: plan, db)
         guard copies.count == records.count else {
             try discardAll(db)
-            return nil
+            return .discarded(
+                tables: records.map(\.source),
+                reason: "the definition of a copied table changed after prepareMigration, so its copy no longer fits")
         }
+        // Finishing the copy is copying: an open elsewhere must leave it alone meanwhile.
+        let lease = OnlineCopyLease.shared(for: db)
+        defer { withExtendedLifetime(lease) {} }
         while true {
             switch try OnlinePreparation.nextChunk(of: copies, rows: 20_000, checkpoint: false, db) {
             case .copied(let done, let total): db.reportProgress(completed: min(done, total), total: total)
-            case .finished: return OnlineSwap(step: step, declarative: declarative, copies: copies)
-            case .gone: return nil
+            case .finished: return .ready(OnlineSwap(step: step, declarative: declarative, copies: copies))
+            case .gone: return .none
             }
         }
     }
 
-    private static func discardAll(_ db: Database) throws {
+    static func discardAll(_ db: Database) throws {
         try db.inTransaction(.immediate) { db in
             try OnlineCopyState.discardAll(db)
             return .commit
@@ -79,28 +100,34 @@ struct OnlineSwap: PlanSubstitution {
             return false
         }
         try copy.dropTriggers(db)
-        let refused = try copy.refusedRows(db)
-        guard refused.count == 0 else {
-            throw SerialDBError(
-                .schemaChangeRefused,
-                "\(refused.count) row(s) of \(copy.sourceTable.quotedDatabaseIdentifier) written while the copy ran do not "
-                    + "satisfy its new definition (rows with \(copy.keyDescription) "
-                    + refused.described.joined(separator: "; ")
-                    + (refused.count > refused.described.count ? "; ..." : "")
-                    + "), so the upgrade was rolled back and the old table keeps serving. Fix those rows and migrate "
-                    + "again: the copy stays in step.")
+        // One pass proves the copy holds the live keys. Only when it is not: rows only the copy holds are a
+        // write the triggers missed (then the copy is not used); else rows the new definition
+        // refused are tried again, and whatever still differs is a copy not to use either.
+        var comparison = try copy.compare(db)
+        if !comparison.isExact {
+            let onlyInCopy = try copy.rowsOnlyInCopy(db)
+            guard onlyInCopy.isEmpty else { throw try copy.mismatch(comparison, onlyInCopy: onlyInCopy, db) }
+            try refuseRowsTheNewDefinitionRefuses(copy, db)
+            comparison = try copy.compare(db)
+            guard comparison.isExact else { throw try copy.mismatch(comparison, onlyInCopy: [], db) }
         }
-        let counts = try copy.rowCounts(db)
         try db.execute(sql: "DROP TABLE \(OnlineTableCopy.rejectTable(copy.id).quotedDatabaseIdentifier)")
-        guard counts.live == counts.shadow else {
-            // A write the triggers cannot see (a REPLACE that deleted another row with recursive
-            // triggers off) left the copy out of step: copy again, here, as a plain rebuild does.
-            try db.execute(sql: "DROP TABLE \(copy.shadow.quotedDatabaseIdentifier)")
-            try rebuild.run(db)
-            return true
-        }
         try rebuild.replaceSource(with: copy.shadow, in: db)
         return true
+    }
+
+    /// Throws the swap's refusal when rows written during the copy still break the new definition.
+    private func refuseRowsTheNewDefinitionRefuses(_ copy: OnlineTableCopy, _ db: Database) throws {
+        let refused = try copy.refusedRows(db)
+        guard refused.count > 0 else { return }
+        throw SerialDBError(
+            .schemaChangeRefused,
+            "\(refused.count) row(s) of \(copy.sourceTable.quotedDatabaseIdentifier) written while the copy ran do not "
+                + "satisfy its new definition (rows with \(copy.keyDescription) "
+                + refused.described.joined(separator: "; ")
+                + (refused.count > refused.described.count ? "; ..." : "")
+                + "), so the upgrade was rolled back and the old table keeps serving. Fix those rows and migrate "
+                + "again: the copy stays in step.")
     }
 
     /// Stands in for a CREATE INDEX of the plan when the copy built that index: the prepared

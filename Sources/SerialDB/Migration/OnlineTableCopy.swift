@@ -236,11 +236,11 @@ struct OnlineTableCopy: Sendable {
 
     // MARK: - SQL
 
-    private var shadowName: String { shadow.quotedDatabaseIdentifier }
-    private var liveName: String { sourceTable.quotedDatabaseIdentifier }
+    var shadowName: String { shadow.quotedDatabaseIdentifier }
+    var liveName: String { sourceTable.quotedDatabaseIdentifier }
 
     /// The shadow row that holds live row `row` (`NEW`, `OLD`, or the live table).
-    private func matches(_ row: String) -> String {
+    func matches(_ row: String) -> String {
         match.map {
             "\(shadowName).\($0.target.quotedDatabaseIdentifier) = \(row).\($0.source.quotedDatabaseIdentifier)"
         }
@@ -416,14 +416,6 @@ struct OnlineTableCopy: Sendable {
     /// Describes the key of rejected rows for messages: "rowid" or "key (a, b)".
     var keyDescription: String {
         chunkKey.count == 1 && rebuild.sourceRowID != nil ? "rowid" : "key (" + chunkKey.joined(separator: ", ") + ")"
-    }
-
-    /// Rows in the live table and in the shadow.
-    func rowCounts(_ db: Database) throws -> (live: Int, shadow: Int) {
-        (
-            try db.fetchOne(Int.self, sql: "SELECT count(*) FROM \(liveName)") ?? 0,
-            try db.fetchOne(Int.self, sql: "SELECT count(*) FROM \(shadowName)") ?? 0
-        )
     }
 }
 

@@ -67,6 +67,9 @@ enum OnlinePreparation {
         _ migrator: DatabaseMigrator, writer: Serializer, rowsPerChunk: Int,
         progress: (@Sendable (MigrationProgress) -> Void)?
     ) async throws -> PreparedMigration {
+        // Held until the copy returns or is removed: an open elsewhere then leaves it alone.
+        let lease = try await writer.async { db in OnlineCopyLease.shared(for: db) }
+        defer { withExtendedLifetime(lease) {} }
         let setup = try await writer.async { db in try begin(migrator, db) }
         guard let step = setup.step, !setup.copies.isEmpty else {
             return PreparedMigration(migration: setup.step, tablesLeftForMigrate: setup.notPrepared)

@@ -65,7 +65,9 @@ public final class DatabasePool: DatabaseWriter {
         self.configuration = configuration
         self.maximumReaderCount = max(1, maximumReaderCount)
         let label = configuration.label ?? path
-        writer = Serializer(database: try Database(path: path, configuration: configuration), label: label)
+        let database = try Database(path: path, configuration: configuration)
+        try OnlineCopyState.removeAbandoned(database)
+        writer = Serializer(database: database, label: label)
         health = QueueHealth.make(configuration, label: label)
         readers = ReaderPool(
             path: path, configuration: configuration, maximumCount: self.maximumReaderCount, label: label)

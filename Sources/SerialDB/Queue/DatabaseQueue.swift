@@ -46,6 +46,7 @@ public final class DatabaseQueue: DatabaseWriter {
         self.path = path
         self.configuration = configuration
         let database = try Database(path: path, configuration: configuration)
+        try OnlineCopyState.removeAbandoned(database)
         serializer = Serializer(database: database, label: configuration.label ?? path)
         health = QueueHealth.make(configuration, label: configuration.label ?? path)
     }
