@@ -43,7 +43,9 @@ struct ScaleStore {
     }
 
     private func growSQLite(versions: ClosedRange<Int>, accounts: Int, owner: String?) throws {
-        guard let queue = (store as? SQLiteSyncStore)?.queue else { throw BenchError.setup("not an SQLite store") }
+        guard let database = (store as? SQLiteSyncStore)?.database else {
+            throw BenchError.setup("not an SQLite store")
+        }
         let now = Int64(Date().timeIntervalSince1970)
         let series = """
             WITH RECURSIVE g(v) AS (SELECT ?1 UNION ALL SELECT v + 1 FROM g WHERE v < ?2),
@@ -52,7 +54,7 @@ struct ScaleStore {
             """
         let arguments: StatementArguments = [versions.lowerBound, versions.upperBound, owner, accounts]
         let withTime: StatementArguments = [versions.lowerBound, versions.upperBound, owner, accounts, now]
-        try queue.write { db in
+        try database.write { db in
             try db.execute(
                 sql: series + """
                     INSERT INTO serialdb_sync_row(table_name, owner, key, version, deleted, row)

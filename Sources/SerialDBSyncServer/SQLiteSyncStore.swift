@@ -2,8 +2,9 @@ import Foundation
 import SerialDB
 import SerialDBSyncWire
 
-/// The embedded sync store: one SQLite file behind a SerialDB `DatabaseQueue`, in WAL mode
-/// with `synchronous = FULL`, so an upload the server acknowledged survives a power loss.
+/// The embedded sync store: one SQLite file behind a SerialDB writer (a `DatabaseQueue` it
+/// opens itself, or the `DatabaseQueue` or `DatabasePool` it is given), in WAL mode with
+/// `synchronous = FULL`, so an upload the server acknowledged survives a power loss.
 ///
 /// Every row of every synced table lives in one table keyed by (table, owner, canonical key)
 /// and holds its latest state as JSON text, with an index on (table, owner, version) that
@@ -17,10 +18,16 @@ import SerialDBSyncWire
 /// ```swift
 /// let store = try SQLiteSyncStore(path: "server.sqlite")
 /// let server = try SyncServer(configuration: configuration, store: store)
+///
+/// // On a pool, fetches and summaries read on reader connections beside the uploads' writes.
+/// var configuration = Configuration()
+/// configuration.synchronous = .full
+/// let pooled = try SQLiteSyncStore(database: try DatabasePool(path: "server.sqlite", configuration: configuration))
 /// ```
 public final class SQLiteSyncStore: SyncStore {
-    /// The queue of the store's database; the store's own tables are named `serialdb_sync_…`.
-    public let queue: DatabaseQueue
+    /// The store's database; the store's own tables are named `serialdb_sync_…`. Its reads
+    /// run through `read` (on a pool's readers) and its changes through `write`.
+    public let database: any DatabaseWriter
     /// The time each upload result is recorded at, and that ``purgeResults(olderThan:)`` counts from.
     private let clock: @Sendable () -> Date
 
@@ -37,7 +44,7 @@ public final class SQLiteSyncStore: SyncStore {
 
     /// The store at `path`, handing every statement it runs, with its values, to `trace`: the
     /// tests read the plans of the store's statements from it.
-    init(path: String, clock: @escaping @Sendable () -> Date, trace: (@Sendable (String) -> Void)?) throws {
+    convenience init(path: String, clock: @escaping @Sendable () -> Date, trace: (@Sendable (String) -> Void)?) throws {
         var configuration = Configuration()
         configuration.journalMode = .wal
         configuration.synchronous = .full
@@ -46,18 +53,33 @@ public final class SQLiteSyncStore: SyncStore {
             configuration.trace = trace
             configuration.publicStatementArguments = true
         }
-        self.clock = clock
-        queue = try DatabaseQueue(path: path, configuration: configuration)
-        try queue.migrate(Self.migrator(clock: clock))
+        try self.init(database: try DatabaseQueue(path: path, configuration: configuration), clock: clock)
     }
 
     /// An in-memory store, gone when closed: for tests and trials.
-    public init(clock: @escaping @Sendable () -> Date = { Date() }) throws {
+    public convenience init(clock: @escaping @Sendable () -> Date = { Date() }) throws {
         var configuration = Configuration()
         configuration.label = "sync store (in memory)"
+        try self.init(database: try DatabaseQueue(configuration: configuration), clock: clock)
+    }
+
+    /// The store in `database`, whose tables it creates or upgrades: a `DatabasePool` lets
+    /// fetches, version checks and summaries run on its readers while an upload writes.
+    ///
+    /// The writer is used as it was opened: for the durability ``init(path:clock:)`` gives
+    /// (an acknowledged upload survives a power loss), open it with `synchronous = .full`
+    /// (the default) in WAL mode. The store's other tables and the app's may share the file;
+    /// ``close()`` closes the writer.
+    ///
+    /// - Parameters:
+    ///   - database: a `DatabaseQueue` or `DatabasePool`, open.
+    ///   - clock: the time results are recorded at (the system clock; tests pass their own).
+    /// - Throws: `SerialDBError` when its store schema was written by a newer version of the
+    ///   store, or the writer is closed; `DatabaseError` when the tables cannot be made.
+    public init(database: some DatabaseWriter, clock: @escaping @Sendable () -> Date = { Date() }) throws {
         self.clock = clock
-        queue = try DatabaseQueue(configuration: configuration)
-        try queue.migrate(Self.migrator(clock: clock))
+        self.database = database
+        try database.migrate(Self.migrator(clock: clock))
     }
 
     static func migrator(clock: @escaping @Sendable () -> Date) -> DatabaseMigrator {
@@ -129,7 +151,7 @@ public final class SQLiteSyncStore: SyncStore {
 
     /// The highest version of each (table, owner) pair, 0 for one with no rows.
     public func latestVersions(of tables: [(table: String, owner: String)]) throws -> [Int64] {
-        try queue.read { db in
+        try database.read { db in
             let statement = try db.cachedStatement(
                 sql: "SELECT max(version) FROM serialdb_sync_row WHERE table_name = ? AND owner = ?")
             return try tables.map { try statement.fetchOne(Int64.self, arguments: [$0.table, $0.owner]) ?? 0 }
@@ -142,7 +164,7 @@ public final class SQLiteSyncStore: SyncStore {
     public func changes(
         table: String, owner: String, since: Int64, limit: Int, maximumBytes: Int
     ) throws -> SyncChangePage {
-        try queue.read { db in
+        try database.read { db in
             let floor = try db.fetchOne(Int64.self, sql: "SELECT purge_floor FROM serialdb_sync_state") ?? 0
             var changes: [SyncEncodedChange] = []
             var bytes = 0
@@ -169,7 +191,7 @@ public final class SQLiteSyncStore: SyncStore {
     /// Applies an upload in one IMMEDIATE transaction; see ``SyncStore``.
     public func apply(account: String, clientID: String?, mutations: [SyncStoreMutation]) throws -> [SyncUploadOutcome]
     {
-        try queue.write { db in
+        try database.write { db in
             var version = try db.fetchOne(Int64.self, sql: "SELECT version FROM serialdb_sync_state") ?? 0
             let startVersion = version
             let findApplied = try db.cachedStatement(
@@ -294,7 +316,7 @@ public final class SQLiteSyncStore: SyncStore {
     /// Drops the results recorded more than `retention` seconds ago; see ``SyncStore``.
     public func purgeResults(olderThan retention: TimeInterval) throws -> Int {
         let cutoff = ResultClock.seconds(clock()) - ResultClock.seconds(retention)
-        return try queue.write { db in
+        return try database.write { db in
             try db.execute(sql: "DELETE FROM serialdb_sync_applied WHERE recorded_at < ?", arguments: [cutoff])
             return db.changesCount
         }
@@ -302,14 +324,14 @@ public final class SQLiteSyncStore: SyncStore {
 
     /// The purge floor.
     public func purgeFloor() throws -> Int64 {
-        try queue.read { db in try db.fetchOne(Int64.self, sql: "SELECT purge_floor FROM serialdb_sync_state") ?? 0 }
+        try database.read { db in try db.fetchOne(Int64.self, sql: "SELECT purge_floor FROM serialdb_sync_state") ?? 0 }
     }
 
     /// Carries the rows of `table` into `schema` in one IMMEDIATE transaction; see ``SyncStore``.
     public func adoptDefinition(
         table: String, schema: String, renamedFrom: String?, carryOver: ([SyncStoredRow]) throws -> [SyncStoredRow]
     ) throws {
-        try queue.write { db in
+        try database.write { db in
             let recorded = try db.fetchOne(
                 String.self, sql: "SELECT schema FROM serialdb_sync_definition WHERE table_name = ?", arguments: [table]
             )
@@ -353,7 +375,7 @@ public final class SQLiteSyncStore: SyncStore {
 
     /// Removes tombstones up to `version` (capped at the current version) and raises the floor.
     public func purgeTombstones(through version: Int64) throws -> (purged: Int, floor: Int64) {
-        try queue.write { db in
+        try database.write { db in
             let state = try db.fetchOne(Row.self, sql: "SELECT version, purge_floor FROM serialdb_sync_state")
             let current: Int64 = try state?.decode(at: 0) ?? 0
             let oldFloor: Int64 = try state?.decode(at: 1) ?? 0
@@ -367,12 +389,12 @@ public final class SQLiteSyncStore: SyncStore {
 
     /// The version counter.
     public func currentVersion() throws -> Int64 {
-        try queue.read { db in try db.fetchOne(Int64.self, sql: "SELECT version FROM serialdb_sync_state") ?? 0 }
+        try database.read { db in try db.fetchOne(Int64.self, sql: "SELECT version FROM serialdb_sync_state") ?? 0 }
     }
 
     /// Counts the rows, tombstones and owners of every table, in one read transaction.
     public func summary() throws -> SyncStoreSummary {
-        try queue.read { db in
+        try database.read { db in
             var tables: [String: SyncStoreSummary.Table] = [:]
             try db.forEachRow(
                 sql: """
@@ -393,7 +415,7 @@ public final class SQLiteSyncStore: SyncStore {
 
     /// Waits for the work in progress and closes the database.
     public func close() throws {
-        try queue.close()
+        try database.close()
     }
 }
 

@@ -157,10 +157,10 @@ import Testing
     @Test func healthzIs503WhileTheSQLiteStoreIsHeldBusy() async throws {
         let running = try Self.server(.sqliteFile)
         defer { try? running.stop() }
-        let queue = try #require(running.store as? SQLiteSyncStore).queue
+        let database = try #require(running.store as? SQLiteSyncStore).database
         let gate = Gate()
         Thread.detachNewThread {
-            try? queue.write { _ in
+            try? database.write { _ in
                 gate.enter()
                 gate.waitUntilOpen()
             }

@@ -66,7 +66,7 @@ import Testing
         let service = try SyncService(configuration: try SyncFixtures.constrained(), store: store)
         try fill(store)
         for analyzed in [false, true] {
-            if analyzed { try store.queue.write { db in try db.execute(sql: "ANALYZE") } }
+            if analyzed { try store.database.write { db in try db.execute(sql: "ANALYZE") } }
             traced.withLock { $0 = [] }
             try exercise(service, store: store, round: analyzed ? 2 : 1)
             let statements = Set(
@@ -85,7 +85,7 @@ import Testing
             WITH RECURSIVE g(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM g WHERE v < \(Self.rows))
 
             """
-        try store.queue.write { db in
+        try store.database.write { db in
             try db.execute(
                 sql: series + """
                     INSERT INTO serialdb_sync_row(table_name, owner, key, version, deleted, row)
@@ -147,7 +147,7 @@ import Testing
         var seen = Set<String>()
         for sql in statements.sorted() where sql.contains("serialdb_sync_") {
             // In a write block: SerialDB refuses a statement that would write (EXPLAIN runs nothing).
-            let plan = try store.queue.write { db in
+            let plan = try store.database.write { db in
                 try db.fetchAll(Row.self, sql: "EXPLAIN QUERY PLAN " + sql).map { row -> String in
                     try row.decode(at: 3)
                 }

@@ -202,7 +202,7 @@ import Testing
         }
         func execute(_ sql: String) throws {
             if let sqlite = store as? SQLiteSyncStore {
-                try sqlite.queue.write { db in try db.execute(sql: sql) }
+                try sqlite.database.write { db in try db.execute(sql: sql) }
             } else {
                 try ScratchPostgres.execute(sql, at: location.address)
             }

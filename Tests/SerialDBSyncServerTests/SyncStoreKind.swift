@@ -1,5 +1,6 @@
 import Foundation
 import PostgresHarness
+import SerialDB
 import SerialDBSyncServer
 import SerialDBTestSupport
 import Testing
@@ -9,11 +10,13 @@ import Testing
 /// and fail instead in CI.
 enum SyncStoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
     case sqliteFile
+    /// The SQLite store on a file behind a `DatabasePool`: its reads on reader connections.
+    case sqlitePool
     case sqliteMemory
     case postgres
 
     /// The stores whose data outlives the store object: a server can be killed and restarted on them.
-    static let persistent: [SyncStoreKind] = [.sqliteFile, .postgres]
+    static let persistent: [SyncStoreKind] = [.sqliteFile, .sqlitePool, .postgres]
 
     var description: String { rawValue }
 
@@ -26,7 +29,7 @@ enum SyncStoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
     /// or memory.
     func makeLocation(in directory: TemporaryDirectory) throws -> StoreLocation {
         switch self {
-        case .sqliteFile: return StoreLocation(kind: self, address: directory.path("server.sqlite"))
+        case .sqliteFile, .sqlitePool: return StoreLocation(kind: self, address: directory.path("server.sqlite"))
         case .sqliteMemory: return StoreLocation(kind: self, address: "")
         case .postgres: return StoreLocation(kind: self, address: try TestPostgres.makeDatabase())
         }
@@ -47,6 +50,11 @@ struct StoreLocation: Sendable {
         if let clock { now = { clock.now } } else { now = { Date() } }
         switch kind {
         case .sqliteFile: return try SQLiteSyncStore(path: address, clock: now)
+        case .sqlitePool:
+            var configuration = Configuration()
+            configuration.label = "sync store (pool)"
+            return try SQLiteSyncStore(
+                database: try DatabasePool(path: address, configuration: configuration), clock: now)
         case .sqliteMemory: return try SQLiteSyncStore(clock: now)
         case .postgres: return try PostgresSyncStore(url: address, connections: connections, clock: now)
         }

@@ -1,16 +1,24 @@
 import CSQLite
 import Foundation
+import Synchronization
 
 /// Tells the observations of one writer connection which tables its commits changed.
 ///
 /// One set of hooks per connection, however many observations: the update hook notes the
-/// tables a transaction changes, the commit hook moves them to "committed", the rollback hook
-/// forgets them, and the shared ``DatabaseAuthorizer`` flags statements that change the schema
-/// (which re-run every observation). Nothing is fetched inside a hook: the serializer calls
-/// ``publishCommits()`` once the block that committed has returned, and each observation whose
-/// region holds a changed table is marked changed; its consumer then fetches again, on the queue
-/// or on a pool's reader, so it sees the commit. An observation costs only the tables it reads:
-/// a commit looks up each changed table in `byTable`, and never visits the others.
+/// tables a transaction changes (``ChangedTables``), the commit hook moves them to "committed",
+/// the rollback hook forgets them, and the shared ``DatabaseAuthorizer`` flags statements that
+/// change the schema (which re-run every observation). Nothing is fetched inside a hook: the
+/// serializer calls ``publishCommits()`` once the block that committed has returned, and each
+/// observation whose region holds a changed table is marked changed; its consumer then fetches
+/// again, on the queue or on a pool's reader, so it sees the commit. An observation costs only
+/// the tables it reads: a commit looks up each changed table in `byTable`, and never visits
+/// the others.
+///
+/// A commit that concerns no observation (the common case: the observed tables are not the
+/// written ones) costs no lock and no hashing: every change to `byTable` or `fetching` bumps
+/// `version`, and each changed table caches whether an observation read it at a given version.
+/// ``publishCommits()`` takes `lock` only when the version moved, an observation is fetching,
+/// or a committed table is observed.
 ///
 /// A transaction that changed rows the update hook does not report (SQLite's truncate
 /// optimization for `DELETE FROM t`, WITHOUT ROWID tables) is found by comparing
@@ -23,30 +31,44 @@ import Foundation
 /// Safe to share (`@unchecked Sendable`): the connection-side state (everything the hooks and
 /// `publishCommits` touch, marked below) is used only by the thread running a block of the
 /// writer's serializer, under its lock; the registry and every ``ObservationState``'s fields are
-/// read and written only while holding `lock`.
+/// read and written only while holding `lock`; `version` is an atomic, raised while holding `lock`.
 final class ObservationHub: @unchecked Sendable {
     // MARK: Connection side (under the serializer's lock)
 
+    // Unchecked exclusivity on the connection side's `var`s: the update hook runs once per
+    // changed row and the commit hook once per commit, and the run-time checks were most of
+    // what a commit that concerns no observation cost. Accesses cannot overlap: they are all
+    // made by the one thread that holds the serializer's lock, and no access passes one of
+    // these properties inout to code that touches the same property.
+
     /// The connection the hooks are installed on, nil when none.
+    @exclusivity(unchecked)
     private var hookedConnection: OpaquePointer?
+    @exclusivity(unchecked)
     private var authorizer: DatabaseAuthorizer?
-    /// Tables changed by the open transaction, lowercase.
-    private var changedTables: Set<String> = []
-    /// The table-name pointers the update hook already reported in this transaction: a
-    /// pointer compare per row instead of a string per row.
-    private var seenTablePointers: [UnsafePointer<CChar>] = []
+    /// The tables changed by the open transaction and committed since the last publication.
+    private let changes = ChangedTables()
     /// Rows the update hook reported in this transaction, and `total_changes` before it.
+    @exclusivity(unchecked)
     private var hookedRows: Int64 = 0
+    @exclusivity(unchecked)
     private var changesBefore: Int64 = 0
-    /// What committed since the last ``publishCommits()``.
-    private var committedTables: Set<String> = []
+    /// A commit since the last ``publishCommits()`` changed what the hook cannot see or the schema.
+    @exclusivity(unchecked)
     private var committedEverything = false
+    /// The version of the observations the connection side last looked at, holding `lock`.
+    @exclusivity(unchecked)
+    private var knownVersion: UInt64 = 0
     /// Read by the serializer after every block: one load when nothing committed.
+    @exclusivity(unchecked)
     private(set) var hasPendingCommit = false
 
     // MARK: Observations (under `lock`)
 
     private let lock = NSLock()
+    /// Raised (holding `lock`) by every change to `byTable` or `fetching`, so that the
+    /// connection side can trust what it learned at a version while the version stands.
+    private let version = Atomic<UInt64>(1)
     private var registered: [ObjectIdentifier: ObservationState] = [:]
     /// Idle observations by the tables their last fetch read.
     private var byTable: [String: [ObjectIdentifier: ObservationState]] = [:]
@@ -64,14 +86,16 @@ final class ObservationHub: @unchecked Sendable {
         sqlite3_update_hook(
             handle,
             { context, _, _, table, _ in
-                guard let context else { return }
-                Unmanaged<ObservationHub>.fromOpaque(context).takeUnretainedValue().rowChanged(in: table)
+                guard let context, let table else { return }
+                // The connection holds the hub (through its serializer) while hooks are set: no
+                // retain needed, once per changed row.
+                Unmanaged<ObservationHub>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.rowChanged(in: table) }
             }, context)
         sqlite3_commit_hook(
             handle,
             { context in
                 guard let context else { return 0 }
-                Unmanaged<ObservationHub>.fromOpaque(context).takeUnretainedValue().transactionWillCommit()
+                Unmanaged<ObservationHub>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.transactionWillCommit() }
                 return 0
             }, context)
         sqlite3_rollback_hook(
@@ -101,7 +125,7 @@ final class ObservationHub: @unchecked Sendable {
         database.authorizer.watchesSchema = false
         database.authorizer.schemaChangePrepared = false
         database.updateAuthorizer()
-        committedTables = []
+        changes.removeAll()
         committedEverything = false
         hasPendingCommit = false
     }
@@ -109,37 +133,33 @@ final class ObservationHub: @unchecked Sendable {
     /// Whether hooks are installed now (for tests).
     var hasHooks: Bool { hookedConnection != nil }
 
-    private func rowChanged(in table: UnsafePointer<CChar>?) {
-        hookedRows += 1
-        guard let table, !seenTablePointers.contains(table) else { return }
-        if seenTablePointers.count < 8 { seenTablePointers.append(table) }
-        changedTables.insert(DatabaseAuthorizer.lowercased(table))
+    @inline(__always)
+    private func rowChanged(in table: UnsafePointer<CChar>) {
+        hookedRows &+= 1
+        changes.rowChanged(in: table)
     }
 
     private func transactionWillCommit() {
         guard let handle = hookedConnection else { return }
-        let changes = sqlite3_total_changes64(handle) - changesBefore
-        let schemaChanged = authorizer?.schemaChangePrepared ?? false
-        if changes > hookedRows || schemaChanged {
+        let changed = sqlite3_total_changes64(handle) - changesBefore
+        if changed > hookedRows || authorizer?.schemaChangePrepared == true {
             // Rows the update hook did not report, or a new schema: every fetch may differ.
             committedEverything = true
         }
-        committedTables.formUnion(changedTables)
-        if committedEverything || !committedTables.isEmpty { hasPendingCommit = true }
+        if changes.commitTransaction() || committedEverything { hasPendingCommit = true }
         resetTransaction(handle)
     }
 
     private func transactionDidRollBack() {
         guard let handle = hookedConnection else { return }
+        changes.endTransaction()
         resetTransaction(handle)
     }
 
     private func resetTransaction(_ handle: OpaquePointer) {
-        changedTables.removeAll(keepingCapacity: true)
-        seenTablePointers.removeAll(keepingCapacity: true)
         hookedRows = 0
         changesBefore = sqlite3_total_changes64(handle)
-        authorizer?.schemaChangePrepared = false
+        if let authorizer, authorizer.schemaChangePrepared { authorizer.schemaChangePrepared = false }
     }
 
     /// The connection is closing: every observation wakes and learns it is closed (a pool's
@@ -158,14 +178,38 @@ final class ObservationHub: @unchecked Sendable {
     /// Marks the observations that the commits since the last call concern as changed and wakes
     /// their consumers. Called by the serializer after the block that committed has returned,
     /// so any fetch they start sees the commit.
+    ///
+    /// Without the lock when the version has not moved since the connection side last looked
+    /// and every committed table was found unobserved at that version: nothing registered, began
+    /// or ended a fetch since (each raises the version before it lets its fetch start), no idle
+    /// observation reads those tables, and every observation fetching then was already given
+    /// them by the publication that found them unobserved. A fetch that begins after the
+    /// version was read starts after the commit, and sees it: on a queue it is a later block;
+    /// on a pool's reader, the commit was in the WAL index (which SQLite writes and reads
+    /// between full memory barriers) before the version was read.
     func publishCommits() {
-        let tables = committedTables
-        let everything = committedEverything
-        committedTables = []
-        committedEverything = false
         hasPendingCommit = false
+        defer {
+            changes.clearCommitted()
+            committedEverything = false
+        }
+        if !committedEverything {
+            let now = version.load(ordering: .sequentiallyConsistent)
+            if now == knownVersion && changes.committedConcernsNobody(atVersion: now) {
+                return
+            }
+        }
+        markConcernedObservations()
+    }
+
+    /// The rest of ``publishCommits()``: takes `lock`, marks and wakes the observations the
+    /// commits concern, and refreshes what the connection side knows.
+    private func markConcernedObservations() {
+        let everything = committedEverything
         var woken: [CheckedContinuation<Bool, Never>] = []
         lock.withLock {
+            let now = version.load(ordering: .sequentiallyConsistent)
+            knownVersion = now
             if everything {
                 for state in registered.values {
                     state.everythingChangedDuringFetch = true
@@ -173,9 +217,13 @@ final class ObservationHub: @unchecked Sendable {
                 }
                 return
             }
-            for table in tables {
-                guard let states = byTable[table] else { continue }
-                for state in states.values {
+            var tables: Set<String> = []
+            for index in changes.committed {
+                let table = changes.tables[index].name
+                tables.insert(table)
+                let states = byTable[table]
+                changes.setObserved(states != nil, at: index, version: now)
+                for state in states?.values ?? [:].values {
                     state.markChanged(into: &woken)
                 }
             }
@@ -197,6 +245,7 @@ final class ObservationHub: @unchecked Sendable {
             let id = ObjectIdentifier(state)
             registered[id] = state
             fetching[id] = state
+            raiseVersion()
             state.changedDuringFetch = []
             state.everythingChangedDuringFetch = false
         }
@@ -209,6 +258,7 @@ final class ObservationHub: @unchecked Sendable {
             guard registered.removeValue(forKey: id) != nil else { return (nil, false) }
             removeFromRegion(state)
             fetching[id] = nil
+            raiseVersion()
             let waiter = state.waiter
             state.waiter = nil
             state.isEnded = true
@@ -228,6 +278,7 @@ final class ObservationHub: @unchecked Sendable {
             state.changedDuringFetch = []
             state.everythingChangedDuringFetch = false
             fetching[id] = state
+            raiseVersion()
         }
     }
 
@@ -247,6 +298,7 @@ final class ObservationHub: @unchecked Sendable {
             for table in region {
                 byTable[table, default: [:]][id] = state
             }
+            raiseVersion()
         }
     }
 
@@ -287,6 +339,11 @@ final class ObservationHub: @unchecked Sendable {
     /// The observations registered now, and those indexed under `table` (for tests).
     func counts(table: String) -> (registered: Int, indexed: Int) {
         lock.withLock { (registered.count, byTable[table]?.count ?? 0) }
+    }
+
+    /// `byTable` or `fetching` changed. Call holding `lock`, before the change lets a fetch start.
+    private func raiseVersion() {
+        version.add(1, ordering: .sequentiallyConsistent)
     }
 
     /// Call holding `lock`.
