@@ -40,15 +40,13 @@ public final class DatabasePool: DatabaseWriter {
     /// Measures blocks when the configuration asks for slow-block reports or statistics.
     let health: QueueHealth?
 
-    /// Opens a pool on a database file in WAL mode.
-    ///
-    /// - Parameters:
-    ///   - path: a file path (an in-memory database cannot be shared between connections).
-    ///   - configuration: how every connection is opened; `journalMode` must be `.wal`.
-    ///   - maximumReaderCount: the most reader connections, opened when first needed (at least 1).
-    /// - Throws: ``SerialDBError/Code/invalidArguments`` for an in-memory path or another
-    ///   journal mode; ``DatabaseError`` when the file cannot be opened.
-    public init(path: String, configuration: Configuration = Configuration(), maximumReaderCount: Int = 5) throws {
+    /// Opens a pool on `path` and runs `housekeeping` on the writer before any work can reach
+    /// it. The public initializer (`init(path:configuration:maximumReaderCount:)`, beside the
+    /// migrations, which own what it cleans up) passes the removal of online copies a killed
+    /// process left unfinished.
+    init(
+        path: String, configuration: Configuration, maximumReaderCount: Int, housekeeping: (Database) throws -> Void
+    ) throws {
         guard path != ":memory:", !path.isEmpty else {
             throw SerialDBError(
                 .invalidArguments,
@@ -66,7 +64,7 @@ public final class DatabasePool: DatabaseWriter {
         self.maximumReaderCount = max(1, maximumReaderCount)
         let label = configuration.label ?? path
         let database = try Database(path: path, configuration: configuration)
-        try OnlineCopyState.removeAbandoned(database)
+        try housekeeping(database)
         writer = Serializer(database: database, label: label)
         health = QueueHealth.make(configuration, label: label)
         readers = ReaderPool(

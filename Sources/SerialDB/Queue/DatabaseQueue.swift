@@ -34,26 +34,21 @@ public final class DatabaseQueue: DatabaseWriter {
     /// Measures blocks when the configuration asks for slow-block reports or statistics.
     let health: QueueHealth?
 
-    /// Opens (creating if needed) a database file.
-    ///
-    /// - Parameters:
-    ///   - path: the file path.
-    ///   - configuration: journal mode (WAL by default), foreign keys (on by default), busy
-    ///     timeout, and hooks.
-    /// - Throws: ``DatabaseError``, for example `SQLITE_NOTADB` for a file that is not a
-    ///   database (left untouched) or `SQLITE_CANTOPEN`.
-    public init(path: String, configuration: Configuration = Configuration()) throws {
+    /// Opens `path` and runs `housekeeping` on the connection before any work can reach it.
+    /// The public initializer (`init(path:configuration:)`, beside the migrations, which own
+    /// what it cleans up) passes the removal of online copies a killed process left unfinished.
+    init(path: String, configuration: Configuration, housekeeping: (Database) throws -> Void) throws {
         self.path = path
         self.configuration = configuration
         let database = try Database(path: path, configuration: configuration)
-        try OnlineCopyState.removeAbandoned(database)
+        try housekeeping(database)
         serializer = Serializer(database: database, label: configuration.label ?? path)
         health = QueueHealth.make(configuration, label: configuration.label ?? path)
     }
 
     /// Opens a private in-memory database, gone when the queue is.
     public convenience init(configuration: Configuration = Configuration()) throws {
-        try self.init(path: ":memory:", configuration: configuration)
+        try self.init(path: ":memory:", configuration: configuration, housekeeping: { _ in })
     }
 
     /// Runs `block` with the connection, outside any transaction, and returns its result.
