@@ -146,6 +146,13 @@ public enum ScratchPostgres {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputFile, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // The server `pg_ctl` starts would keep every descriptor it inherits (the test process's
+        // sockets, pipes and lock files) for its whole life.
+        #if !canImport(Darwin)
+            if let failure = SpawnActions.closeDescriptorsAboveStandardError(&actions) {
+                throw ScratchPostgresError("cannot start \(command[0]): \(failure)")
+            }
+        #endif
         let arguments = command.map { strdup($0) } + [nil]
         defer { for argument in arguments { free(argument) } }
         var pid = pid_t()

@@ -1,4 +1,5 @@
 import Foundation
+import HarnessSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -56,18 +57,10 @@ final class SpawnedProcess: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, standardOutput, 1)
         posix_spawn_file_actions_adddup2(&actions, standardError, 2)
         var flags = Int32(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK)
-        #if canImport(Darwin)
-            flags |= Int32(POSIX_SPAWN_CLOEXEC_DEFAULT)
-        #else
-            guard let closeFrom = Self.closeFrom else {
-                throw ChildProcessError(
-                    message: "cannot start \(path): this C library has no posix_spawn_file_actions_addclosefrom_np")
-            }
-            let closing = closeFrom(&actions, 3)
-            guard closing == 0 else {
-                throw ChildProcessError(
-                    message: "cannot start \(path): closing its descriptors fails: "
-                        + String(cString: strerror(closing)))
+        flags |= SpawnActions.closingFlags
+        #if !canImport(Darwin)
+            if let failure = SpawnActions.closeDescriptorsAboveStandardError(&actions) {
+                throw ChildProcessError(message: "cannot start \(path): \(failure)")
             }
         #endif
         posix_spawnattr_setflags(&attributes, Int16(flags))
@@ -86,21 +79,6 @@ final class SpawnedProcess: @unchecked Sendable {
         }
         self.pid = pid
     }
-
-    #if !canImport(Darwin)
-        /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), looked up at run
-        /// time: Swift's Glibc module is built without `_GNU_SOURCE`, which declares it.
-        private static let closeFrom:
-            (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
-                guard
-                    let symbol = dlsym(
-                        UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
-                else { return nil }
-                return unsafeBitCast(
-                    symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self
-                )
-            }()
-    #endif
 
     deinit {
         // Reaped by a thread of its own if it is still running: the caller killed it, and a
