@@ -217,12 +217,11 @@ import Testing
         }
         try await waitUntil { started.withLock { $0 } }
         try await Task.sleep(for: .milliseconds(100))
-        let clock = ContinuousClock()
-        let cancelledAt = clock.now
         task.cancel()
+        // Uninterrupted, the query counts for hours: its end within the bounded wait, with
+        // CancellationError rather than a count, is the interrupt's proof (no time is asserted).
         let result = try await result(of: task)
         #expect(throws: CancellationError.self) { try result.get() }
-        #expect(clock.now - cancelledAt < .seconds(10))
         // The queue works afterwards: the interrupt did not leak into the next block.
         #expect(try await queue.inDatabase { db in try db.fetchOne(Int.self, sql: "SELECT 42") } == 42)
     }
