@@ -112,7 +112,7 @@ struct OnlineSwap: PlanSubstitution {
             guard comparison.isExact else { throw try copy.mismatch(comparison, onlyInCopy: [], db) }
         }
         try db.execute(sql: "DROP TABLE \(OnlineTableCopy.rejectTable(copy.id).quotedDatabaseIdentifier)")
-        try rebuild.replaceSource(with: copy.shadow, in: db)
+        try rebuild.replaceSource(with: copy.shadow, settingAsideAs: OnlineAsideTable.name(for: copy.id), in: db)
         return true
     }
 
