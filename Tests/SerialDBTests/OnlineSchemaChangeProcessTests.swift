@@ -176,7 +176,7 @@ import Testing
             db.fetchAll(Row.self, sql: "PRAGMA foreign_key_list(serialdb_old_1)")
         )
         db.close()
-        #expect(setAside == Self.rows)
+        #expect((setAside ?? 0) > 0 && (setAside ?? 0) <= Self.rows, "\(String(describing: setAside))")
         #expect(references.isEmpty)
         // The open drops it (checkAfterKill sees nothing left), and the new table has every row.
         try await checkAfterKill(path)
