@@ -161,6 +161,7 @@ struct OnlineCopyState: Sendable {
         }
         try db.execute(sql: "DROP TABLE IF EXISTS \(record.shadow.quotedDatabaseIdentifier)")
         try db.execute(sql: "DROP TABLE IF EXISTS \(OnlineTableCopy.rejectTable(record.id).quotedDatabaseIdentifier)")
+        try db.execute(sql: "DROP TABLE IF EXISTS \(OnlineTableCopy.changeTable(record.id).quotedDatabaseIdentifier)")
         try delete(record.id, db)
     }
 }
