@@ -252,9 +252,12 @@ struct OnlineTableCopy: Sendable {
         .joined(separator: " AND ")
     }
 
+    /// The change recorded for `row`. The unary `+` takes the live column's affinity off the
+    /// comparison, so that SQLite searches the change table's key (whose columns have none)
+    /// instead of scanning it at every write.
     private func changeMatches(_ row: String) -> String {
         zip(rejectColumns, chunkKey).map {
-            "\(changeTable.quotedDatabaseIdentifier).\($0.quotedDatabaseIdentifier) = \(row).\($1.quotedDatabaseIdentifier)"
+            "\(changeTable.quotedDatabaseIdentifier).\($0.quotedDatabaseIdentifier) = +\(row).\($1.quotedDatabaseIdentifier)"
         }
         .joined(separator: " AND ")
     }
