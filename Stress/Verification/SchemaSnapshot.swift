@@ -16,13 +16,16 @@ struct SchemaSnapshot: Equatable, Sendable {
 
     static func read(_ db: Database) throws -> SchemaSnapshot {
         var entries: [Entry] = []
-        // An online copy left by a kill (its shadow table, triggers and bookkeeping) is SerialDB's
-        // own, beside the application's schema: the next upgrade resumes or removes it.
+        // An online copy left by a kill (its shadow table, triggers and bookkeeping), and the old
+        // table a swap set aside and had not dropped yet, are SerialDB's own, beside the
+        // application's schema: the next upgrade or open resumes or removes them.
         let ownCopy = "LIKE 'serialdb\\_online\\_%' ESCAPE '\\'"
         let shadow = "LIKE 'serialdb\\_new%' ESCAPE '\\'"
+        let setAside = "LIKE 'serialdb\\_old\\_%' ESCAPE '\\'"
         let sql = """
             SELECT type, name, tbl_name, sql FROM sqlite_master
-            WHERE NOT (name \(ownCopy) OR tbl_name \(ownCopy) OR name \(shadow) OR tbl_name \(shadow))
+            WHERE NOT (name \(ownCopy) OR tbl_name \(ownCopy) OR name \(shadow) OR tbl_name \(shadow)
+                OR tbl_name \(setAside))
             ORDER BY type, name
             """
         try db.forEachRow(sql: sql) { row in

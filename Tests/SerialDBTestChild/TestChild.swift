@@ -16,7 +16,8 @@ import ToolArguments
 ///   each chunk and resting DELAY seconds; once PAUSE_AT rows are copied it prints "paused" and
 ///   waits for a line on standard input (between chunks: it holds no lock), so that a test
 ///   acts at that exact point whatever the machine's load. Then it prints "prepared", waits
-///   for a line, and migrates, printing "swapping" just before.
+///   for a line, and migrates, printing "swapping" just before. When its upgrade swapped the
+///   copy in, the block it queued behind the upgrade prints "swapped" and waits for a line.
 @main
 struct TestChild {
     static let usage =
@@ -120,6 +121,17 @@ struct TestChild {
         FileHandle.standardOutput.write(Data("prepared\n".utf8))
         _ = readLine()
         FileHandle.standardOutput.write(Data("swapping\n".utf8))
-        try queue.migrate(migrator)
+        let swapped = Locked(false)
+        let upgrade = queue.startMigration(migrator) { progress in
+            if progress.preparedCopy?.wasUsed == true { swapped.withLock { $0 = true } }
+        }
+        // Queued behind the upgrade, so ahead of the chunks that drop the old table it set aside:
+        // when this process swapped, a kill here finds the swap committed and the old table whole.
+        try queue.write { _ in
+            guard swapped.withLock({ $0 }) else { return }
+            FileHandle.standardOutput.write(Data("swapped\n".utf8))
+            _ = readLine()
+        }
+        try upgrade.wait()
     }
 }

@@ -38,6 +38,19 @@ public enum OnlineLadder {
         }
     }
 
+    /// Suspends (bounded) until the old tables a swap set aside are dropped: a queue or pool
+    /// drops them in chunks once the upgrade has opened the gate.
+    public static func waitForTablesSetAside(_ writer: any DatabaseWriter) async throws {
+        try await waitUntil {
+            let left = try? writer.read { db in
+                try db.fetchOne(
+                    Int.self,
+                    sql: "SELECT count(*) FROM sqlite_master WHERE name LIKE 'serialdb\\_old\\_%' ESCAPE '\\'")
+            }
+            return left == 0
+        }
+    }
+
     /// SerialDB's copy objects left in the file (`serialdb_` names other than the migrations table).
     public static func leftovers(_ db: Database) throws -> [String] {
         try db.fetchAll(

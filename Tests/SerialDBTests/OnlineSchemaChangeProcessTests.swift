@@ -51,6 +51,7 @@ import Testing
             let reports = PreparedCopyReports()
             try await queue.migrate(OnlineLadder.migrator(), progress: reports.progress)
             #expect(reports.all == [PreparedCopyOutcome(tables: ["item"])])
+            try await OnlineLadder.waitForTablesSetAside(queue)
         }
         let (after, leftovers, integrity) = try blocking {
             try queue.read { db in
@@ -154,6 +155,33 @@ import Testing
         try await checkAfterKill(path)
     }
 
+    @Test func aChildKilledAfterTheSwapBeforeItDroppedTheOldTableLeavesTheNewTableAndTheOpenDropsTheOld()
+        async throws
+    {
+        let directory = try TemporaryDirectory()
+        let path = try seededFile(directory)
+        let child = try child(path, delay: 0)
+        _ = try await child.line(withPrefix: "prepared")
+        child.send("go")
+        // The swap committed; the block the child queued behind it holds the queue, so none of
+        // the chunks that drop the old table has run.
+        _ = try await child.line(withPrefix: "swapped")
+        child.kill()
+        _ = try await child.exitStatus()
+        let left = try leftovers(path)
+        #expect(left.objects == ["table serialdb_old_1", "index serialdb_old_1_index_1"], "\(left.objects)")
+        let db = try Database(path: path)
+        let (setAside, references) = try (
+            db.fetchOne(Int.self, sql: "SELECT count(*) FROM serialdb_old_1"),
+            db.fetchAll(Row.self, sql: "PRAGMA foreign_key_list(serialdb_old_1)")
+        )
+        db.close()
+        #expect((setAside ?? 0) > 0 && (setAside ?? 0) <= Self.rows, "\(String(describing: setAside))")
+        #expect(references.isEmpty)
+        // The open drops it (checkAfterKill sees nothing left), and the new table has every row.
+        try await checkAfterKill(path)
+    }
+
     @Test func aSecondProcessMigratingDuringTheCopyTakesItOverWithoutCopyingTwice() async throws {
         let directory = try TemporaryDirectory()
         let path = try seededFile(directory)
@@ -182,6 +210,7 @@ import Testing
         _ = try await child.line(withPrefix: "prepared")
         child.send("go")
         #expect(try await child.exitStatus() == 0)
+        try await OnlineLadder.waitForTablesSetAside(queue)
         let (rows, leftovers) = try blocking {
             try queue.read { db in (try OnlineLadder.rows(db), try OnlineLadder.leftovers(db)) }
         }

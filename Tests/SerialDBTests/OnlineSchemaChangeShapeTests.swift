@@ -94,6 +94,7 @@ import Testing
             try queue.read { db in try db.fetchAll(Row.self, sql: "PRAGMA foreign_key_check") }
         }
         #expect(violations.isEmpty)
+        try await OnlineLadder.waitForTablesSetAside(queue)
         let leftovers = try blocking { try queue.read { db in try OnlineLadder.leftovers(db) } }
         #expect(leftovers == [])
     }

@@ -56,6 +56,7 @@ import Testing
         try await queue.migrate(OnlineLadder.migrator(), progress: reports.progress)
         // The swap proved the copy exact and used it: nothing was rebuilt under the gate.
         #expect(reports.all == [PreparedCopyOutcome(tables: ["item"])])
+        try await OnlineLadder.waitForTablesSetAside(queue)
         try await queue.read { db in
             #expect(try OnlineLadder.rows(db) == expected)
             #expect(try OnlineLadder.leftovers(db) == [])
@@ -114,6 +115,7 @@ import Testing
         try await queue.migrate(OnlineLadder.migrator(), progress: reports.progress)
         // The copy stayed in step through the refusal and the fixes: it is the one swapped in.
         #expect(reports.all == [PreparedCopyOutcome(tables: ["item"])])
+        try await OnlineLadder.waitForTablesSetAside(queue)
         let after = try await queue.read { db in (try OnlineLadder.rows(db), try OnlineLadder.leftovers(db)) }
         #expect(after.0.count == 302)
         #expect(after.0 == expected)

@@ -109,7 +109,7 @@ public struct DatabaseMigrator: Sendable {
     ///   before anything is touched. ``SerialDBError/Code/invalidMigrator`` for a duplicate
     ///   identifier.
     public func migrate(_ db: Database) throws {
-        try migrate(db, upTo: nil, progress: nil)
+        try migrate(db, upTo: nil, dropsTablesSetAside: true, progress: nil)
     }
 
     /// Applies the steps up to and including `identifier`.
@@ -118,10 +118,27 @@ public struct DatabaseMigrator: Sendable {
     ///   unknown identifier, or a database already past it (the message names the step the
     ///   database is at; migrations never go back).
     public func migrate(_ db: Database, upTo identifier: String) throws {
-        try migrate(db, upTo: identifier, progress: nil)
+        try migrate(db, upTo: identifier, dropsTablesSetAside: true, progress: nil)
     }
 
-    func migrate(_ db: Database, upTo target: String?, progress: (@Sendable (MigrationProgress) -> Void)?) throws {
+    /// `dropsTablesSetAside`: whether the old tables of swapped-in copies are dropped before it
+    /// returns; a queue or pool drops them in chunks after the gate opens instead.
+    func migrate(
+        _ db: Database, upTo target: String?, dropsTablesSetAside: Bool,
+        progress: (@Sendable (MigrationProgress) -> Void)?
+    ) throws {
+        try migrateSteps(db, upTo: target, progress: progress)
+        if dropsTablesSetAside, try !OnlineAsideTable.tables(db).isEmpty {
+            try db.inTransaction(.immediate) { db in
+                try OnlineAsideTable.dropAll(db)
+                return .commit
+            }
+        }
+    }
+
+    private func migrateSteps(_ db: Database, upTo target: String?, progress: (@Sendable (MigrationProgress) -> Void)?)
+        throws
+    {
         try checkRegistrations()
         var wanted = steps
         if let target {

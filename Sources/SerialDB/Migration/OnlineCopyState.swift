@@ -128,14 +128,19 @@ struct OnlineCopyState: Sendable {
     /// ``OnlineCopyLease``) is left alone, and so is one that had caught up: its triggers keep
     /// it in step, and the next `migrate` swaps it in. When another connection holds the write
     /// lock, or the file is read-only, nothing is removed: the next open, `prepareMigration` or
-    /// `migrate` does it.
+    /// `migrate` does it. Old tables a swap set aside (``OnlineAsideTable``) and left undropped
+    /// are dropped too, unless some process is still dropping them.
     static func removeAbandoned(_ db: Database) throws {
-        guard !db.configuration.readOnly, !db.isInMemory, try exists(db),
-            let lease = OnlineCopyLease.exclusive(for: db)
+        guard !db.configuration.readOnly, !db.isInMemory else { return }
+        let copies = try exists(db)
+        let setAside = try OnlineAsideTable.tables(db)
+        guard copies || !setAside.isEmpty, let lease = OnlineCopyLease.exclusive(for: db)
         else { return }
         defer { withExtendedLifetime(lease) {} }
         do {
             try db.inTransaction(.immediate) { db in
+                try OnlineAsideTable.dropAll(db)
+                guard copies else { return .commit }
                 for record in try records(db) where !record.isDone {
                     try discard(record, db)
                 }
@@ -156,6 +161,7 @@ struct OnlineCopyState: Sendable {
         }
         try db.execute(sql: "DROP TABLE IF EXISTS \(record.shadow.quotedDatabaseIdentifier)")
         try db.execute(sql: "DROP TABLE IF EXISTS \(OnlineTableCopy.rejectTable(record.id).quotedDatabaseIdentifier)")
+        try db.execute(sql: "DROP TABLE IF EXISTS \(OnlineTableCopy.changeTable(record.id).quotedDatabaseIdentifier)")
         try delete(record.id, db)
     }
 }

@@ -100,19 +100,24 @@ struct OnlineSwap: PlanSubstitution {
             return false
         }
         try copy.dropTriggers(db)
-        // One pass proves the copy holds the live keys. Only when it is not: rows only the copy holds are a
-        // write the triggers missed (then the copy is not used); else rows the new definition
-        // refused are tried again, and whatever still differs is a copy not to use either.
-        var comparison = try copy.compare(db)
-        if !comparison.isExact {
-            let onlyInCopy = try copy.rowsOnlyInCopy(db)
-            guard onlyInCopy.isEmpty else { throw try copy.mismatch(comparison, onlyInCopy: onlyInCopy, db) }
-            try refuseRowsTheNewDefinitionRefuses(copy, db)
-            comparison = try copy.compare(db)
-            guard comparison.isExact else { throw try copy.mismatch(comparison, onlyInCopy: [], db) }
+        // The changes recorded since the preparation checked them, and the row counts, prove the
+        // copy holds the live keys; else one pass over both tables does. Only when it is not: rows
+        // only the copy holds are a write the triggers missed (then the copy is not used); else
+        // rows the new definition refused are tried again, and whatever still differs is a copy
+        // not to use either.
+        if try !copy.agreesSinceCopied(db) {
+            var comparison = try copy.compare(db)
+            if !comparison.isExact {
+                let onlyInCopy = try copy.rowsOnlyInCopy(db)
+                guard onlyInCopy.isEmpty else { throw try copy.mismatch(comparison, onlyInCopy: onlyInCopy, db) }
+                try refuseRowsTheNewDefinitionRefuses(copy, db)
+                comparison = try copy.compare(db)
+                guard comparison.isExact else { throw try copy.mismatch(comparison, onlyInCopy: [], db) }
+            }
         }
-        try db.execute(sql: "DROP TABLE \(OnlineTableCopy.rejectTable(copy.id).quotedDatabaseIdentifier)")
-        try rebuild.replaceSource(with: copy.shadow, in: db)
+        try db.execute(sql: "DROP TABLE \(copy.rejectTable.quotedDatabaseIdentifier)")
+        try db.execute(sql: "DROP TABLE IF EXISTS \(copy.changeTable.quotedDatabaseIdentifier)")
+        try rebuild.replaceSource(with: copy.shadow, settingAsideAs: OnlineAsideTable.name(for: copy.id), in: db)
         return true
     }
 

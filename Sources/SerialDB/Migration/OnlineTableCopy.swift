@@ -66,6 +66,11 @@ struct OnlineTableCopy: Sendable {
 
     /// The table where copy `id` records the keys of rows the new definition refuses.
     static func rejectTable(_ id: Int64) -> String { "serialdb_online_\(id)_rejects" }
+
+    /// The table where the triggers of copy `id` record the key of every row they mirror: the
+    /// keys the swap still has to check (``OnlineTableCopy+Verification``).
+    static func changeTable(_ id: Int64) -> String { "serialdb_online_\(id)_changed" }
+    var changeTable: String { Self.changeTable(id) }
     private var rejectColumns: [String] { chunkKey.indices.map { "k\($0 + 1)" } }
 
     // MARK: - Making one
@@ -247,6 +252,16 @@ struct OnlineTableCopy: Sendable {
         .joined(separator: " AND ")
     }
 
+    /// The change recorded for `row`. The unary `+` takes the live column's affinity off the
+    /// comparison, so that SQLite searches the change table's key (whose columns have none)
+    /// instead of scanning it at every write.
+    private func changeMatches(_ row: String) -> String {
+        zip(rejectColumns, chunkKey).map {
+            "\(changeTable.quotedDatabaseIdentifier).\($0.quotedDatabaseIdentifier) = +\(row).\($1.quotedDatabaseIdentifier)"
+        }
+        .joined(separator: " AND ")
+    }
+
     private func rejectMatches(_ row: String) -> String {
         zip(rejectColumns, chunkKey).map { "\($0.quotedDatabaseIdentifier) = \(row).\($1.quotedDatabaseIdentifier)" }
             .joined(separator: " AND ")
@@ -302,15 +317,24 @@ struct OnlineTableCopy: Sendable {
                 + "SELECT \(chunkKey.map { "\(row).\($0.quotedDatabaseIdentifier)" }.joined(separator: ", ")) "
                 + "WHERE changes() = 0;"
         }
+        // Without a conflict clause of its own to be overridden: the application's OR ABORT must
+        // not fail on a key already recorded.
+        let changed = changeTable.quotedDatabaseIdentifier
+        let record = { (row: String) in
+            "INSERT INTO \(changed)(\(keys)) SELECT \(chunkKey.map { "\(row).\($0.quotedDatabaseIdentifier)" }.joined(separator: ", ")) "
+                + "WHERE NOT EXISTS (SELECT 1 FROM \(changed) WHERE \(changeMatches(row)));"
+        }
         let names = triggerNames.map(\.quotedDatabaseIdentifier)
         return [rebuild.createSQL.replacingTemporaryName(rebuild.temporaryName, with: shadow)]
             + indexes.map(\.shadowSQL)
             + [
                 "CREATE TABLE \(rejectTable.quotedDatabaseIdentifier)(\(keys), PRIMARY KEY (\(keys)))",
-                "CREATE TRIGGER \(names[0]) AFTER INSERT ON \(liveName) BEGIN \(forget("NEW")) \(write("NEW")) END",
+                "CREATE TABLE \(changed)(\(keys), PRIMARY KEY (\(keys)))",
+                "CREATE TRIGGER \(names[0]) AFTER INSERT ON \(liveName) BEGIN \(forget("NEW")) \(write("NEW")) "
+                    + "\(record("NEW")) END",
                 "CREATE TRIGGER \(names[1]) AFTER UPDATE ON \(liveName) BEGIN \(forget("OLD")) \(forget("NEW")) "
-                    + "\(write("NEW")) END",
-                "CREATE TRIGGER \(names[2]) AFTER DELETE ON \(liveName) BEGIN \(forget("OLD")) END",
+                    + "\(write("NEW")) \(record("OLD")) \(record("NEW")) END",
+                "CREATE TRIGGER \(names[2]) AFTER DELETE ON \(liveName) BEGIN \(forget("OLD")) \(record("OLD")) END",
             ]
     }
 
@@ -360,6 +384,15 @@ struct OnlineTableCopy: Sendable {
                 + "AND NOT EXISTS (SELECT 1 FROM \(shadowName) WHERE \(matches(liveName)))", arguments: bound)
         let read =
             try db.fetchOne(Int.self, sql: "SELECT count(*) FROM \(liveName) WHERE \(range)", arguments: bound) ?? 0
+        // Every live row of the range is now in the shadow or the reject table: the changes the
+        // triggers recorded for those rows before are accounted for. (A key recorded for a row
+        // deleted since stays: the swap checks that the copy lacks it too.)
+        if try db.tableExists(changeTable) {
+            let changed = changeTable.quotedDatabaseIdentifier
+            try db.execute(
+                sql: "DELETE FROM \(changed) WHERE rowid IN (SELECT \(changed).rowid FROM \(liveName) JOIN \(changed) "
+                    + "ON \(changeMatches(liveName)) WHERE \(range))", arguments: bound)
+        }
         return (upper, read)
     }
 

@@ -98,6 +98,16 @@ enum OnlinePreparation {
                 }
                 try await Task.sleep(for: (clock.now - started) * restFactor)
             }
+            // The changes mirrored meanwhile are checked in chunks too, so that the swap checks
+            // only those made after the last chunk.
+            while true {
+                try Task.checkCancellation()
+                let started = clock.now
+                let settled = try await writer.async { db in try settleChanges(of: setup.copies, rows: rowsPerChunk, db)
+                }
+                guard settled >= rowsPerChunk else { break }
+                try await Task.sleep(for: (clock.now - started) * restFactor)
+            }
             return try await writer.async { db in try finish(step, setup, db) }
         } catch {
             // Cancelled or failed: nothing of the copy stays behind; the live tables never changed.
@@ -219,6 +229,17 @@ enum OnlinePreparation {
             _ = try db.fetchAll(Row.self, sql: "PRAGMA wal_checkpoint(PASSIVE)")
         }
         return outcome
+    }
+
+    /// Checks up to `rows` recorded changes of each copy, in one IMMEDIATE transaction; returns
+    /// how many the copies agreed with (``OnlineTableCopy/settleChanges(rows:_:)``).
+    static func settleChanges(of copies: [OnlineTableCopy], rows: Int, _ db: Database) throws -> Int {
+        var settled = 0
+        try db.inTransaction(.immediate) { db in
+            for copy in copies { settled += try copy.settleChanges(rows: rows, db) }
+            return .commit
+        }
+        return settled
     }
 
     /// After the last chunk: the rows the new definition still refuses, tried once more.

@@ -7,9 +7,12 @@ extension Serializer {
         finished: (@Sendable (SerialDBError?) -> Void)? = nil
     ) -> MigrationHandle {
         let handle = MigrationHandle(serializer: self)
+        // A swapped-in copy leaves the old table set aside: it is dropped once the gate is open.
+        let setAside = LockedValue(false)
         submitUpgrade(
             { db in
-                try migrator.migrate(db, upTo: target) { report in
+                try migrator.migrate(db, upTo: target, dropsTablesSetAside: false) { report in
+                    if report.preparedCopy?.wasUsed == true { setAside.withLock { $0 = true } }
                     handle.report(report)
                     progress?(report)
                 }
@@ -21,6 +24,7 @@ extension Serializer {
                 } else {
                     finished?(nil)
                 }
+                if setAside.withLock({ $0 }) { OnlineAsideTable.dropInBackground(self) }
                 handle.finish(result)
             })
         return handle
