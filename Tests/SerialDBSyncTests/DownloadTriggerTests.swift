@@ -46,9 +46,11 @@ struct DownloadTriggerTests {
         _ = try await laptop.client.sync()
         try laptop.execute("CREATE TABLE note_log(id TEXT NOT NULL, op TEXT NOT NULL)")
         try laptop.execute(
-            "CREATE TRIGGER note_inserted AFTER INSERT ON note BEGIN INSERT INTO note_log VALUES (NEW.id, 'insert'); END")
+            "CREATE TRIGGER note_inserted AFTER INSERT ON note BEGIN INSERT INTO note_log VALUES (NEW.id, 'insert'); END"
+        )
         try laptop.execute(
-            "CREATE TRIGGER note_updated AFTER UPDATE ON note BEGIN INSERT INTO note_log VALUES (NEW.id, 'update'); END")
+            "CREATE TRIGGER note_updated AFTER UPDATE ON note BEGIN INSERT INTO note_log VALUES (NEW.id, 'update'); END"
+        )
         try insertNotes(phone, 1...450)
         _ = try await phone.client.sync()
         let first = try await laptop.client.sync()
@@ -106,7 +108,8 @@ struct DownloadTriggerTests {
         let stored = try await laptop.queue.read { db in
             try db.fetchAll(
                 String.self,
-                sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name IN ('TableVersion', 'note') ORDER BY name"
+                sql:
+                    "SELECT sql FROM sqlite_master WHERE type = 'table' AND name IN ('TableVersion', 'note') ORDER BY name"
             )
         }
         #expect(stored.count == 2)
@@ -170,7 +173,8 @@ struct DownloadTriggerTests {
     func onlyTheOutboxTriggersCount() throws {
         let directory = try TemporaryDirectory()
         let queue = try DatabaseQueue(path: directory.path("only.sqlite"))
-        _ = try SyncClient(queue: queue, transport: InProcessSyncServer(tables: [noteTable]).transport(token: "t-alice"))
+        _ = try SyncClient(
+            queue: queue, transport: InProcessSyncServer(tables: [noteTable]).transport(token: "t-alice"))
         func only() throws -> Bool { try queue.write { db in try ChangeCapture.areTheOnlyTriggers(db) } }
         #expect(try only())
         try queue.write { db in
