@@ -63,30 +63,39 @@ enum Outbox {
             }
             return batch
         }
+        // With the version each key was last seen at (its base version), one index probe each.
         let entries = try db.fetchAll(
             Row.self,
-            sql:
-                "SELECT seq, table_name, key, op FROM serialdb_sync_outbox WHERE sent = 0 AND seq <= ? ORDER BY seq LIMIT ?",
+            sql: """
+                SELECT entry.seq, entry.table_name, entry.key, entry.op, coalesce(known.version, 0)
+                FROM serialdb_sync_outbox AS entry LEFT JOIN serialdb_sync_row AS known
+                ON known.table_name = entry.table_name AND known.key = entry.key
+                WHERE entry.sent = 0 AND entry.seq <= ? ORDER BY entry.seq LIMIT ?
+                """,
             arguments: [highWater, limit])
         var tables: [String: SyncedTable] = [:]
         var batch = Batch()
         var bytes = 0
-        let baseVersions = try knownVersions(db, of: entries)
         let markSent = try db.cachedStatement(
             sql: "UPDATE serialdb_sync_outbox SET sent = 1, mutation = ? WHERE seq = ?")
         for entry in entries {
             let seq: Int64 = try entry.decode(at: 0)
             let tableName: String = try entry.decode(at: 1)
             let key: String = try entry.decode(at: 2)
-            let table = try tables[tableName] ?? SyncedTable(db, name: tableName)
-            tables[tableName] = table
+            let table: SyncedTable
+            if let known = tables[tableName] {
+                table = known
+            } else {
+                table = try SyncedTable(db, name: tableName)
+                tables[tableName] = table
+            }
             guard let values = CanonicalKey.parse(key), values.count == table.primaryKey.count else {
                 throw SyncError(
                     .unsupportedTable,
                     "Outbox entry \(seq) of \(tableName.quotedDatabaseIdentifier) has a key that does not match the "
                         + "table's primary key; the table's key changed outside the sync.")
             }
-            let baseVersion = baseVersions[tableName]?[key] ?? 0
+            let baseVersion: Int64 = try entry.decode(at: 4)
             var mutation = SyncMutation(
                 seq: seq, table: tableName, op: .delete, row: nil, key: table.wireKey(values), baseVersion: baseVersion)
             if try entry.decode(String.self, at: 3) == "upsert", let row = try table.fetchRow(db, key: values) {
@@ -132,20 +141,6 @@ enum Outbox {
         return batch
     }
 
-    /// The server versions the keys of outbox entries (rows of seq, table_name, key) were last
-    /// seen at, by table.
-    private static func knownVersions(_ db: Database, of entries: [Row]) throws -> [String: [String: Int64]] {
-        var keysByTable: [String: [String]] = [:]
-        for entry in entries {
-            keysByTable[try entry.decode(String.self, at: 1), default: []].append(try entry.decode(String.self, at: 2))
-        }
-        var known: [String: [String: Int64]] = [:]
-        for (table, keys) in keysByTable {
-            known[table] = try SyncMetadata.knownVersions(db, table: table, keys: keys)
-        }
-        return known
-    }
-
     /// The first column (by name) of the mutation's row or key that holds an infinite REAL.
     /// (SQLite stores NaN as NULL, so infinities are the only doubles without a JSON form.)
     private static func nonFiniteColumn(of mutation: SyncMutation) -> (name: String, value: Double)? {
@@ -185,19 +180,17 @@ enum Outbox {
         var settled = Settled()
         try SyncMetadata.applyingServerRows(db) {
             try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
-            // The batch's entries are read and leave the outbox in two statements.
+            // The batch's entries leave the outbox in one statement, which returns their keys.
             let seqs = "[" + batch.map { String($0.seq) }.joined(separator: ",") + "]"
             var keysBySeq: [Int64: String] = [:]
+            keysBySeq.reserveCapacity(batch.count)
             for row in try db.fetchAll(
                 Row.self,
-                sql: "SELECT seq, key FROM serialdb_sync_outbox WHERE seq IN (SELECT value FROM json_each(?))",
+                sql: "DELETE FROM serialdb_sync_outbox WHERE seq IN (SELECT value FROM json_each(?)) RETURNING seq, key",
                 arguments: [seqs])
             {
                 keysBySeq[try row.decode(Int64.self, at: 0)] = try row.decode(String.self, at: 1)
             }
-            try db.execute(
-                sql: "DELETE FROM serialdb_sync_outbox WHERE seq IN (SELECT value FROM json_each(?))", arguments: [seqs]
-            )
             var tables: [String: SyncedTable] = [:]
             var appliedVersions: [String: [String: Int64?]] = [:]
             for mutation in batch {
