@@ -186,7 +186,8 @@ enum Outbox {
             keysBySeq.reserveCapacity(batch.count)
             for row in try db.fetchAll(
                 Row.self,
-                sql: "DELETE FROM serialdb_sync_outbox WHERE seq IN (SELECT value FROM json_each(?)) RETURNING seq, key",
+                sql:
+                    "DELETE FROM serialdb_sync_outbox WHERE seq IN (SELECT value FROM json_each(?)) RETURNING seq, key",
                 arguments: [seqs])
             {
                 keysBySeq[try row.decode(Int64.self, at: 0)] = try row.decode(String.self, at: 1)
