@@ -289,9 +289,9 @@ public final class SyncClient: Sendable {
     /// or a resync (started by the server's answer, or resumed from where an interrupted one
     /// left off).
     ///
-    /// Pages are asked for one at a time, the next once the current one committed, so that no
-    /// request is ever left in flight by a page that fails to apply. `ownRows` are the rows
-    /// this sync uploaded (see ``Download/apply(_:_:ownRows:)``).
+    /// The next page is asked for while the current one is applied, one request at a time,
+    /// and a fetch never returns or throws with a request still in flight. `ownRows` are the
+    /// rows this sync uploaded (see ``Download/apply(_:_:ownRows:)``).
     private func fetch(
         _ table: String, from cursor: Int64, resyncing: Bool, ownRows: [String: Int64], state: inout SyncProgress,
         progress: (@Sendable (SyncProgress) -> Void)?
@@ -309,17 +309,27 @@ public final class SyncClient: Sendable {
                 try Task.checkCancellation()
                 page = try await transport.fetchData(request)
             case .apply(let application):
-                // The next page is asked for once this one is applied, not while: a page that
-                // fails to apply must not leave a request in flight, whose cancellation
-                // URLSession on Linux does not always honour promptly (a `serialdb sync`
-                // stopped by such a page hung under ThreadSanitizer).
-                downloaded += try await database.write { db in
-                    try Download.apply(db, application, ownRows: ownRows)
-                }
-                report(downloaded, state: state, progress: progress)
-                guard let request = fetch.nextRequest else { return downloaded }
                 try Task.checkCancellation()
-                page = try await transport.fetchData(request)
+                // The next page is asked for while this one is applied, so that the server
+                // builds it meanwhile. A page that fails to apply (or a cancelled sync) waits
+                // for that request's answer before it throws, so that no request outlives the
+                // sync; the request is not cancelled, which URLSession on Linux does not always
+                // honour promptly (a `serialdb sync` stopped that way hung under
+                // ThreadSanitizer). Its page is dropped: the cursor stays where it committed.
+                let transport = transport
+                let next = fetch.nextRequest.map { request in Task { try await transport.fetchData(request) } }
+                do {
+                    downloaded += try await database.write { db in
+                        try Download.apply(db, application, ownRows: ownRows)
+                    }
+                    report(downloaded, state: state, progress: progress)
+                    try Task.checkCancellation()
+                } catch {
+                    _ = await next?.result
+                    throw error
+                }
+                guard let next else { return downloaded }
+                page = try await next.value
             }
         }
     }
