@@ -140,6 +140,11 @@ public final class SyncClient: Sendable {
 
     /// Sends the outbox in batches. Conflicts the resolver keeps locally are queued again and
     /// sent in a few more rounds at most, so two devices that both insist cannot loop forever.
+    ///
+    /// While a batch is on its way, the next one is read from the outbox, so that the server's
+    /// work and the client's overlap (see ``Outbox/nextBatch(_:limit:through:sending:)`` for
+    /// what it leaves for later). Nothing throws with a request in flight: a failure waits for
+    /// its answer first, without cancelling it.
     private func upload(
         into report: inout SyncReport, state: inout SyncProgress, progress: (@Sendable (SyncProgress) -> Void)?
     ) async throws -> Uploaded {
@@ -148,16 +153,40 @@ public final class SyncClient: Sendable {
         var extraRounds = 3
         let limit = pageSize
         let resolver = conflictResolver
+        var prepared: Outbox.Batch?
         while true {
             try Task.checkCancellation()
             let through = highWater
-            let batch = try await database.write { db in try Outbox.nextBatch(db, limit: limit, through: through) }
+            let batch: Outbox.Batch
+            if let next = prepared {
+                batch = next
+                prepared = nil
+            } else {
+                batch = try await database.write { db in try Outbox.nextBatch(db, limit: limit, through: through) }
+            }
             guard !batch.isEmpty else { return uploaded }
             report.rejected += batch.rejected
             guard !batch.mutations.isEmpty else { continue }
             let mutations = batch.mutations
-            let response = try await transport.postData(
-                PostDataRequest(clientID: clientID, mutations: mutations, encodedMutations: batch.encodedMutations))
+            let request = PostDataRequest(
+                clientID: clientID, mutations: mutations, encodedMutations: batch.encodedMutations)
+            let transport = transport
+            let sending = Task { try await transport.postData(request) }
+            if !batch.isRetry {
+                let keys = batch.keys
+                do {
+                    let next = try await database.write { db in
+                        try Outbox.nextBatch(db, limit: limit, through: through, sending: keys)
+                    }
+                    // Empty (nothing more, or stopped before its first entry): asked again
+                    // once this batch is settled, which may queue entries again.
+                    if !next.isEmpty { prepared = next }
+                } catch {
+                    _ = await sending.result
+                    throw error
+                }
+            }
+            let response = try await sending.value
             let settled = try await database.write { db in
                 try Outbox.settle(
                     db, batch: mutations, results: response.results, resolver: resolver, isRetry: batch.isRetry)
