@@ -111,4 +111,32 @@ struct UploadOverlapTests {
         #expect(try other.titles()["n1"] == "third")
         #expect(try other.titles()["n5"] == "third")
     }
+
+    @Test("a batch that fails to be made while one is on its way throws only once that one is answered")
+    func aFailureWaitsForTheRequestInFlight() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try InProcessSyncServer(tables: [noteTable])
+        let device = try Device(.file, in: directory, name: "device", server: server, pageSize: 2)
+        _ = try await device.client.sync()
+        for id in 1...2 { try device.insertNote("n\(id)", "note \(id)") }
+        // An entry whose key is not one of `note`'s: the second batch cannot be made.
+        try device.execute(
+            "INSERT INTO serialdb_sync_outbox(table_name, key, op) VALUES ('note', 'not a key', 'upsert')")
+        let events = Mutex<[String]>([])
+        device.transport.once("post-data") {
+            events.withLock { $0.append("first batch sent") }
+            try await Task.sleep(for: .milliseconds(300))
+        }
+        device.transport.once("post-data", .after) { events.withLock { $0.append("first batch answered") } }
+        await #expect(throws: SyncError.self) { try await device.client.sync() }
+        events.withLock { $0.append("sync threw") }
+        try await waitUntil(timeout: .seconds(10)) { events.withLock { $0.contains("first batch answered") } }
+        #expect(events.withLock { $0 } == ["first batch sent", "first batch answered", "sync threw"])
+        // Once the bad entry is gone, the first batch goes again as it was sent: applied once.
+        try device.execute("DELETE FROM serialdb_sync_outbox WHERE key = 'not a key'")
+        let report = try await device.client.sync()
+        #expect(report.uploaded == 2)
+        #expect(try device.outboxCount() == 0)
+        #expect(try server.rows(of: "note", account: "alice").count == 2)
+    }
 }
