@@ -3,8 +3,9 @@ import SerialDB
 /// The download side: one FetchData page applied in one transaction, with its cursor.
 enum Download {
     /// Applies a page and moves `TableVersion.Version` to its cursor, in the caller's
-    /// transaction, with the outbox triggers quiet. Returns the rows applied that this device
-    /// did not upload itself.
+    /// transaction, with the outbox triggers quiet; with the connection's triggers off when
+    /// they are the only ones (``ChangeCapture/areTheOnlyTriggers(_:)``). Returns the rows
+    /// applied that this device did not upload itself.
     ///
     /// A key with unsent local changes is left alone (its upload will meet the server's row
     /// as a conflict). A change older than the version the key was last seen at is stale.
