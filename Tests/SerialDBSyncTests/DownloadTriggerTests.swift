@@ -150,13 +150,7 @@ struct DownloadTriggerTests {
         _ = try await phone.client.sync()
         // The third row carries a column the table does not have: its upsert throws after the
         // first two rows were written.
-        laptop.transport.rewriteNextPage.withLock {
-            $0 = { page in
-                var page = page
-                page.changes[2].row["no_such_column"] = .text("x")
-                return page
-            }
-        }
+        laptop.transport.spoilNextPage(atChange: 2)
         await #expect(throws: SyncError.self) { try await laptop.client.sync() }
         #expect(try laptop.titles() == [:])
         try laptop.insertNote("local", "written after the failed page")

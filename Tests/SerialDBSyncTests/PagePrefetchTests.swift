@@ -32,13 +32,7 @@ struct PagePrefetchTests {
             try await Task.sleep(for: .milliseconds(300))
         }
         laptop.transport.once("fetch-data", .after) { events.withLock { $0.append("second request answered") } }
-        laptop.transport.rewriteNextPage.withLock {
-            $0 = { page in
-                var page = page
-                page.changes[1].row["no_such_column"] = .text("x")
-                return page
-            }
-        }
+        laptop.transport.spoilNextPage(atChange: 1)
         await #expect(throws: SyncError.self) { try await laptop.client.sync() }
         events.withLock { $0.append("sync threw") }
         try await waitUntil(timeout: .seconds(10)) { events.withLock { $0.contains("second request answered") } }
