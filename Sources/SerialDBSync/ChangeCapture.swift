@@ -81,6 +81,28 @@ enum ChangeCapture {
         return db.changesCount
     }
 
+    /// Whether the database's only triggers, main and temp schemas alike, are these outbox
+    /// triggers, each on the table it is named after: writes of server rows (which the
+    /// triggers ignore) may then run with the connection's triggers off. Any other trigger (the
+    /// app's, an FTS table's content trigger, the mirror of a `prepareMigration` copy, one a
+    /// foreign-key cascade reaches) must fire, so any other keeps them on. Read inside the
+    /// transaction that writes, so that a trigger created by another connection cannot be
+    /// missed.
+    static func areTheOnlyTriggers(_ db: Database) throws -> Bool {
+        let temporary = try db.fetchOne(
+            Bool.self, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_temp_schema WHERE type = 'trigger')")
+        guard temporary == false else { return false }
+        let triggers = try db.fetchAll(
+            Row.self, sql: "SELECT name, tbl_name FROM sqlite_schema WHERE type = 'trigger'")
+        guard !triggers.isEmpty else { return true }
+        let synced = try db.fetchAll(String.self, sql: "SELECT name FROM serialdb_sync_table")
+        var ours: Set<[String]> = []
+        for table in synced {
+            for name in triggerNames(of: table) { ours.insert([name, table]) }
+        }
+        return try triggers.allSatisfy { ours.contains([try $0.decode(String.self, at: 0), try $0.decode(at: 1)]) }
+    }
+
     /// Drops the triggers of `table` if they exist.
     static func remove(_ db: Database, table: String) throws {
         for name in triggerNames(of: table) {

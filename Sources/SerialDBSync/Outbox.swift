@@ -20,6 +20,8 @@ enum Outbox {
         /// Entries that cannot travel (a REAL that is infinite: JSON has no form for it). They
         /// left the outbox, as a change the server rejects does; the local row is untouched.
         var rejected: [SyncRejection] = []
+        /// The (table, key) of each mutation of a batch read from the outbox (not a retry).
+        var keys: Set<[String]> = []
 
         var isEmpty: Bool { mutations.isEmpty && rejected.isEmpty }
     }
@@ -38,68 +40,103 @@ enum Outbox {
     /// carry leaves the outbox as a rejection, so it never holds up the others. A batch also
     /// stops before its mutations would pass ``maximumBatchBytes`` of JSON (it holds at least
     /// one), and a row too large to travel alone leaves the outbox as a rejection too.
-    static func nextBatch(_ db: Database, limit: Int, through highWater: Int64) throws -> Batch {
+    ///
+    /// `sending` are the keys of a batch on its way to the server, whose answer has not been
+    /// settled: the batch made meanwhile stops before an entry of one of them (its base version
+    /// comes with that answer) and before an entry it would reject (the sync may yet fail and
+    /// never report it), and it holds no retry (the only entries marked sent are the batch on
+    /// its way).
+    static func nextBatch(
+        _ db: Database, limit: Int, through highWater: Int64, sending: Set<[String]>? = nil
+    ) throws -> Batch {
+        if sending == nil, let retry = try retryBatch(db, limit: limit) { return retry }
+        return try freshBatch(db, limit: limit, through: highWater, sending: sending)
+    }
+
+    /// The entries sent before without an answer, as they were sent, or `nil` when none.
+    private static func retryBatch(_ db: Database, limit: Int) throws -> Batch? {
         let pending = try db.fetchAll(
             Row.self, sql: "SELECT seq, mutation FROM serialdb_sync_outbox WHERE sent = 1 ORDER BY seq LIMIT ?",
             arguments: [limit])
-        if !pending.isEmpty {
-            var batch = Batch(isRetry: true)
-            var bytes = 0
-            for entry in pending {
-                let seq: Int64 = try entry.decode(at: 0)
-                let encoded: String = try entry.decode(at: 1)
-                bytes += encoded.utf8.count + 1
-                if !batch.mutations.isEmpty && bytes > maximumBatchBytes { break }
-                do {
-                    batch.mutations.append(
-                        try SyncMutation(json: try JSONValue.parse(encoded.utf8), context: "upload \(seq)"))
-                    batch.encodedMutations.append(encoded)
-                } catch {
-                    throw SyncError(
-                        .invalidResponse,
-                        "The outbox's copy of upload \(seq), sent before without an answer, cannot be read (\(error)); "
-                            + "the database was changed outside SerialDB. Delete that outbox entry to go on.")
-                }
+        guard !pending.isEmpty else { return nil }
+        var batch = Batch(isRetry: true)
+        var bytes = 0
+        for entry in pending {
+            let seq: Int64 = try entry.decode(at: 0)
+            let encoded: String = try entry.decode(at: 1)
+            bytes += encoded.utf8.count + 1
+            if !batch.mutations.isEmpty && bytes > maximumBatchBytes { break }
+            do {
+                batch.mutations.append(
+                    try SyncMutation(json: try JSONValue.parse(encoded.utf8), context: "upload \(seq)"))
+                batch.encodedMutations.append(encoded)
+            } catch {
+                throw SyncError(
+                    .invalidResponse,
+                    "The outbox's copy of upload \(seq), sent before without an answer, cannot be read (\(error)); "
+                        + "the database was changed outside SerialDB. Delete that outbox entry to go on.")
             }
-            return batch
         }
+        return batch
+    }
+
+    private static func freshBatch(_ db: Database, limit: Int, through highWater: Int64, sending: Set<[String]>?)
+        throws -> Batch
+    {
+        // With the version each key was last seen at (its base version), one index probe each.
         let entries = try db.fetchAll(
             Row.self,
-            sql:
-                "SELECT seq, table_name, key, op FROM serialdb_sync_outbox WHERE sent = 0 AND seq <= ? ORDER BY seq LIMIT ?",
+            sql: """
+                SELECT entry.seq, entry.table_name, entry.key, entry.op, coalesce(known.version, 0)
+                FROM serialdb_sync_outbox AS entry LEFT JOIN serialdb_sync_row AS known
+                ON known.table_name = entry.table_name AND known.key = entry.key
+                WHERE entry.sent = 0 AND entry.seq <= ? ORDER BY entry.seq LIMIT ?
+                """,
             arguments: [highWater, limit])
         var tables: [String: SyncedTable] = [:]
         var batch = Batch()
         var bytes = 0
-        let baseVersions = try knownVersions(db, of: entries)
+        var waitsForSending = false
         let markSent = try db.cachedStatement(
             sql: "UPDATE serialdb_sync_outbox SET sent = 1, mutation = ? WHERE seq = ?")
         for entry in entries {
             let seq: Int64 = try entry.decode(at: 0)
             let tableName: String = try entry.decode(at: 1)
             let key: String = try entry.decode(at: 2)
-            let table = try tables[tableName] ?? SyncedTable(db, name: tableName)
-            tables[tableName] = table
+            if let sending, sending.contains([tableName, key]) { break }
+            let table: SyncedTable
+            if let known = tables[tableName] {
+                table = known
+            } else {
+                table = try SyncedTable(db, name: tableName)
+                tables[tableName] = table
+            }
             guard let values = CanonicalKey.parse(key), values.count == table.primaryKey.count else {
                 throw SyncError(
                     .unsupportedTable,
                     "Outbox entry \(seq) of \(tableName.quotedDatabaseIdentifier) has a key that does not match the "
                         + "table's primary key; the table's key changed outside the sync.")
             }
-            let baseVersion = baseVersions[tableName]?[key] ?? 0
+            let baseVersion: Int64 = try entry.decode(at: 4)
             var mutation = SyncMutation(
-                seq: seq, table: tableName, op: .delete, row: nil, key: table.wireKey(values), baseVersion: baseVersion)
+                seq: seq, table: tableName, op: .upsert, row: nil, key: nil, baseVersion: baseVersion)
             if try entry.decode(String.self, at: 3) == "upsert", let row = try table.fetchRow(db, key: values) {
-                mutation.op = .upsert
                 mutation.row = row
-                mutation.key = nil
             } else if baseVersion == 0 {
                 // Created and deleted here before the server ever had it: nothing to tell.
                 try db.execute(sql: "DELETE FROM serialdb_sync_outbox WHERE seq = ?", arguments: [seq])
                 continue
+            } else {
+                mutation.op = .delete
+                mutation.key = table.wireKey(values)
             }
             // An entry that cannot travel leaves the outbox as a rejection; the local row stays.
             func reject(_ message: String) throws {
+                if sending != nil {
+                    // Left for a batch made once the one on its way is settled.
+                    waitsForSending = true
+                    return
+                }
                 try db.execute(sql: "DELETE FROM serialdb_sync_outbox WHERE seq = ?", arguments: [seq])
                 batch.rejected.append(
                     SyncRejection(
@@ -110,6 +147,7 @@ enum Outbox {
                 try reject(
                     "column \(JSONWriter.quoted(column.name)) is \(column.value), which JSON cannot carry to the "
                         + "server; store a finite number or NULL and the row goes up with the next sync")
+                if waitsForSending { break }
                 continue
             }
             var writer = JSONWriter(capacity: 256)
@@ -120,6 +158,7 @@ enum Outbox {
                 try reject(
                     "the row is \(size) bytes of JSON, more than one upload may carry (\(maximumBatchBytes)); "
                         + "store less in it and the row goes up with the next sync")
+                if waitsForSending { break }
                 continue
             }
             bytes += size
@@ -128,22 +167,9 @@ enum Outbox {
             try markSent.execute(values: encoded, seq)
             batch.mutations.append(mutation)
             batch.encodedMutations.append(encoded)
+            batch.keys.insert([tableName, key])
         }
         return batch
-    }
-
-    /// The server versions the keys of outbox entries (rows of seq, table_name, key) were last
-    /// seen at, by table.
-    private static func knownVersions(_ db: Database, of entries: [Row]) throws -> [String: [String: Int64]] {
-        var keysByTable: [String: [String]] = [:]
-        for entry in entries {
-            keysByTable[try entry.decode(String.self, at: 1), default: []].append(try entry.decode(String.self, at: 2))
-        }
-        var known: [String: [String: Int64]] = [:]
-        for (table, keys) in keysByTable {
-            known[table] = try SyncMetadata.knownVersions(db, table: table, keys: keys)
-        }
-        return known
     }
 
     /// The first column (by name) of the mutation's row or key that holds an infinite REAL.
@@ -185,19 +211,18 @@ enum Outbox {
         var settled = Settled()
         try SyncMetadata.applyingServerRows(db) {
             try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
-            // The batch's entries are read and leave the outbox in two statements.
+            // The batch's entries leave the outbox in one statement, which returns their keys.
             let seqs = "[" + batch.map { String($0.seq) }.joined(separator: ",") + "]"
             var keysBySeq: [Int64: String] = [:]
+            keysBySeq.reserveCapacity(batch.count)
             for row in try db.fetchAll(
                 Row.self,
-                sql: "SELECT seq, key FROM serialdb_sync_outbox WHERE seq IN (SELECT value FROM json_each(?))",
+                sql:
+                    "DELETE FROM serialdb_sync_outbox WHERE seq IN (SELECT value FROM json_each(?)) RETURNING seq, key",
                 arguments: [seqs])
             {
                 keysBySeq[try row.decode(Int64.self, at: 0)] = try row.decode(String.self, at: 1)
             }
-            try db.execute(
-                sql: "DELETE FROM serialdb_sync_outbox WHERE seq IN (SELECT value FROM json_each(?))", arguments: [seqs]
-            )
             var tables: [String: SyncedTable] = [:]
             var appliedVersions: [String: [String: Int64?]] = [:]
             for mutation in batch {

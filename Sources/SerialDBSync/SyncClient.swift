@@ -140,6 +140,11 @@ public final class SyncClient: Sendable {
 
     /// Sends the outbox in batches. Conflicts the resolver keeps locally are queued again and
     /// sent in a few more rounds at most, so two devices that both insist cannot loop forever.
+    ///
+    /// While a batch is on its way, the next one is read from the outbox, so that the server's
+    /// work and the client's overlap (see ``Outbox/nextBatch(_:limit:through:sending:)`` for
+    /// what it leaves for later). Nothing throws with a request in flight: a failure waits for
+    /// its answer first, without cancelling it.
     private func upload(
         into report: inout SyncReport, state: inout SyncProgress, progress: (@Sendable (SyncProgress) -> Void)?
     ) async throws -> Uploaded {
@@ -148,16 +153,40 @@ public final class SyncClient: Sendable {
         var extraRounds = 3
         let limit = pageSize
         let resolver = conflictResolver
+        var prepared: Outbox.Batch?
         while true {
             try Task.checkCancellation()
             let through = highWater
-            let batch = try await database.write { db in try Outbox.nextBatch(db, limit: limit, through: through) }
+            let batch: Outbox.Batch
+            if let next = prepared {
+                batch = next
+                prepared = nil
+            } else {
+                batch = try await database.write { db in try Outbox.nextBatch(db, limit: limit, through: through) }
+            }
             guard !batch.isEmpty else { return uploaded }
             report.rejected += batch.rejected
             guard !batch.mutations.isEmpty else { continue }
             let mutations = batch.mutations
-            let response = try await transport.postData(
-                PostDataRequest(clientID: clientID, mutations: mutations, encodedMutations: batch.encodedMutations))
+            let request = PostDataRequest(
+                clientID: clientID, mutations: mutations, encodedMutations: batch.encodedMutations)
+            let transport = transport
+            let sending = Task { try await transport.postData(request) }
+            if !batch.isRetry {
+                let keys = batch.keys
+                do {
+                    let next = try await database.write { db in
+                        try Outbox.nextBatch(db, limit: limit, through: through, sending: keys)
+                    }
+                    // Empty (nothing more, or stopped before its first entry): asked again
+                    // once this batch is settled, which may queue entries again.
+                    if !next.isEmpty { prepared = next }
+                } catch {
+                    _ = await sending.result
+                    throw error
+                }
+            }
+            let response = try await sending.value
             let settled = try await database.write { db in
                 try Outbox.settle(
                     db, batch: mutations, results: response.results, resolver: resolver, isRetry: batch.isRetry)
@@ -289,9 +318,9 @@ public final class SyncClient: Sendable {
     /// or a resync (started by the server's answer, or resumed from where an interrupted one
     /// left off).
     ///
-    /// Pages are asked for one at a time, the next once the current one committed, so that no
-    /// request is ever left in flight by a page that fails to apply. `ownRows` are the rows
-    /// this sync uploaded (see ``Download/apply(_:_:ownRows:)``).
+    /// The next page is asked for while the current one is applied, one request at a time,
+    /// and a fetch never returns or throws with a request still in flight. `ownRows` are the
+    /// rows this sync uploaded (see ``Download/apply(_:_:ownRows:)``).
     private func fetch(
         _ table: String, from cursor: Int64, resyncing: Bool, ownRows: [String: Int64], state: inout SyncProgress,
         progress: (@Sendable (SyncProgress) -> Void)?
@@ -309,17 +338,27 @@ public final class SyncClient: Sendable {
                 try Task.checkCancellation()
                 page = try await transport.fetchData(request)
             case .apply(let application):
-                // The next page is asked for once this one is applied, not while: a page that
-                // fails to apply must not leave a request in flight, whose cancellation
-                // URLSession on Linux does not always honour promptly (a `serialdb sync`
-                // stopped by such a page hung under ThreadSanitizer).
-                downloaded += try await database.write { db in
-                    try Download.apply(db, application, ownRows: ownRows)
-                }
-                report(downloaded, state: state, progress: progress)
-                guard let request = fetch.nextRequest else { return downloaded }
                 try Task.checkCancellation()
-                page = try await transport.fetchData(request)
+                // The next page is asked for while this one is applied, so that the server
+                // builds it meanwhile. A page that fails to apply (or a cancelled sync) waits
+                // for that request's answer before it throws, so that no request outlives the
+                // sync; the request is not cancelled, which URLSession on Linux does not always
+                // honour promptly (a `serialdb sync` stopped that way hung under
+                // ThreadSanitizer). Its page is dropped: the cursor stays where it committed.
+                let transport = transport
+                let next = fetch.nextRequest.map { request in Task { try await transport.fetchData(request) } }
+                do {
+                    downloaded += try await database.write { db in
+                        try Download.apply(db, application, ownRows: ownRows)
+                    }
+                    report(downloaded, state: state, progress: progress)
+                    try Task.checkCancellation()
+                } catch {
+                    _ = await next?.result
+                    throw error
+                }
+                guard let next else { return downloaded }
+                page = try await next.value
             }
         }
     }

@@ -143,8 +143,10 @@ enum SyncMetadata {
     //
     // A downloaded page or an upload batch reads and writes the side tables once, not once per
     // row: its keys travel to SQLite as one JSON array (`json_each`), which costs less than a
-    // prepared statement run once per key. A table without entries is not read at all (one
-    // index probe), the case of a device's first download.
+    // prepared statement run once per key. A lookup walks the array and probes the side
+    // table's index for each key (CROSS JOIN fixes that order): `key IN (SELECT ... json_each)`
+    // built a temporary index of the keys first, which cost as much again. A table without
+    // entries is not read at all (one index probe), the case of a device's first download.
 
     /// Keys as a JSON array of strings, for `json_each`.
     static func jsonArray(_ keys: some Collection<String>) -> String {
@@ -169,8 +171,8 @@ enum SyncMetadata {
             try db.fetchAll(
                 String.self,
                 sql: """
-                    SELECT DISTINCT key FROM serialdb_sync_outbox
-                    WHERE table_name = ?1 AND key IN (SELECT value FROM json_each(?2))
+                    SELECT DISTINCT entry.key FROM json_each(?2) AS page CROSS JOIN serialdb_sync_outbox AS entry
+                    WHERE entry.table_name = ?1 AND entry.key = page.value
                     """, arguments: [table, jsonArray(keys)]))
     }
 
@@ -187,8 +189,8 @@ enum SyncMetadata {
         for row in try db.fetchAll(
             Row.self,
             sql: """
-                SELECT key, version FROM serialdb_sync_row
-                WHERE table_name = ?1 AND key IN (SELECT value FROM json_each(?2))
+                SELECT known.key, known.version FROM json_each(?2) AS page CROSS JOIN serialdb_sync_row AS known
+                WHERE known.table_name = ?1 AND known.key = page.value
                 """, arguments: [table, jsonArray(keys)])
         {
             known[try row.decode(String.self, at: 0)] = try row.decode(Int64.self, at: 1)

@@ -41,6 +41,18 @@ final class InProcessTransport: SyncTransport {
         hooks.withLock { $0.append(Hook(call: call, moment: moment, action: action)) }
     }
 
+    /// Gives change `index` of the next fetch-data page a column no table has, so that the
+    /// page fails to apply at that row, after the rows before it were written.
+    func spoilNextPage(atChange index: Int) {
+        rewriteNextPage.withLock {
+            $0 = { page in
+                var page = page
+                page.changes[index].row["no_such_column"] = .text("x")
+                return page
+            }
+        }
+    }
+
     /// A network failure at the next `call`: before the server sees it, or after it answered
     /// (the answer is lost).
     func failOnce(_ call: String, _ moment: Moment = .before) {
