@@ -117,7 +117,9 @@ struct OnlineSwap: PlanSubstitution {
         }
         try db.execute(sql: "DROP TABLE \(copy.rejectTable.quotedDatabaseIdentifier)")
         try db.execute(sql: "DROP TABLE IF EXISTS \(copy.changeTable.quotedDatabaseIdentifier)")
-        try rebuild.replaceSource(with: copy.shadow, settingAsideAs: OnlineAsideTable.name(for: copy.id), in: db)
+        try rebuild.replaceSource(with: copy.shadow, in: db) { db in
+            try OnlineAsideTable.setAside(rebuild.sourceTable, as: OnlineAsideTable.name(for: copy.id), db)
+        }
         return true
     }
 

@@ -126,10 +126,13 @@ public struct TableRebuild: Sendable {
         try replaceSource(with: temporaryName, in: db)
     }
 
-    /// Carries the AUTOINCREMENT counter over to `newTable`, drops the source table (or, given
-    /// `aside`, renames it so, see ``OnlineAsideTable``) and gives `newTable` its final name
-    /// (unless a later step does).
-    func replaceSource(with newTable: String, settingAsideAs aside: String? = nil, in db: Database) throws {
+    /// Carries the AUTOINCREMENT counter over to `newTable`, removes the source table and gives
+    /// `newTable` its final name (unless a later step does). The source is dropped, unless
+    /// `setsSourceAside` (the online swap's, which renames it out of the way to drop it later)
+    /// returns true.
+    func replaceSource(
+        with newTable: String, in db: Database, setsSourceAside: ((Database) throws -> Bool)? = nil
+    ) throws {
         if carriesAutoincrement {
             // The new table's counter starts at the highest copied id; the old one may have
             // been higher (rows deleted from the end), and ids must never be reused. It is
@@ -146,7 +149,7 @@ public struct TableRebuild: Sendable {
                     WHERE name = ? AND EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = ?)
                     """, arguments: [sourceTable, newTable, sourceTable])
         }
-        if try !(aside.map { try OnlineAsideTable.setAside(sourceTable, as: $0, db) } ?? false) {
+        if try setsSourceAside?(db) != true {
             try db.execute(sql: "DROP TABLE \(sourceTable.quotedDatabaseIdentifier)")
         }
         if !renamesLater {
