@@ -16,12 +16,12 @@ import Testing
         switch gate.decision(for: ticket) {
         case .run: return "run"
         case .wait: return "wait"
-        case .refused(let error): return "refused: \(error.message)"
+        case .refused: return "refused: \(gate.refusal.message)"
         }
     }
 
     private func refusal(_ gate: UpgradeGate) -> String? {
-        gate.refusalAfterEveryFinishedUpgrade?.message
+        gate.refusesWorkAfterEveryFinishedUpgrade ? gate.refusal.message : nil
     }
 
     @Test func anOpenGateRunsEveryTicket() {

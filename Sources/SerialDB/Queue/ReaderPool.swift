@@ -152,10 +152,10 @@ final class ReaderPool: @unchecked Sendable {
             let decision = gate.decision(for: ticket)
             // A closed pool says so even to a cancelled read; cancellation comes before an
             // upgrade's wait or error.
-            if !gate.isClosed, cancellation?.isCancelled == true { throw CancellationError() }
+            if cancellation?.isCancelled == true, !gate.isClosed { throw CancellationError() }
             switch decision {
-            case .refused(let error):
-                throw error
+            case .refused:
+                throw gate.refusal
             case .wait:
                 break
             case .run:

@@ -12,12 +12,16 @@ extension Serializer {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
                 guard job.suspend(continuation) else { return }
-                enqueue(unlessAbandoned: { job.isCancelledBeforeStart }) {
-                    guard job.start() else { return }
-                    let result = Result { try self.performCancellable(job, block) }
-                    // Before the caller resumes: whoever awaited a commit finds it published.
-                    self.publishCommits()
-                    job.finish(result)
+                // Straight to the line rather than through `enqueue`: its turn taken inside this
+                // one closure, with no second closure wrapped around it.
+                line.submit(unlessAbandoned: { job.isCancelledBeforeStart }) {
+                    self.runTurn {
+                        guard job.start() else { return }
+                        let result = Result { try self.performCancellable(job, block) }
+                        // Before the caller resumes: whoever awaited a commit finds it published.
+                        self.publishCommits()
+                        job.finish(result)
+                    }
                 }
             }
         } onCancel: {

@@ -25,37 +25,31 @@ struct UpgradeGate {
         static func < (lhs: Ticket, rhs: Ticket) -> Bool { lhs.number < rhs.number }
     }
 
-    /// What the gate says about a piece of work.
+    /// What the gate says about a piece of work. No payload: inlined into the reader pool's
+    /// check-out, a decision is only switched on, never built; a refusal's error is ``refusal``.
     enum Decision {
         /// Every upgrade before it finished and none of them failed last: run.
         case run
         /// An upgrade submitted before it is still pending: wait for its `upgradeFinished`.
         case wait
-        /// Refused: the gate is closed, or an upgrade submitted before it failed.
-        case refused(SerialDBError)
+        /// Refused, with ``refusal``: the gate is closed, or an upgrade submitted before it failed.
+        case refused
     }
 
-    private enum State {
-        case open
-        /// The error that the upgrade with `ticket` failed with.
-        case failed(SerialDBError, ticket: Ticket)
-        case closed
-    }
-
-    private var state = State.open
+    // The states as plain fields rather than one enum with a payload: the hot paths test a
+    // `Bool` and an optional, which costs fewer instructions than finding an enum's case.
+    /// *closed*, for good.
+    private(set) var isClosed = false
+    /// *failed*: the error and the ticket of the failed upgrade that refuses later tickets.
+    private var failure: (error: SerialDBError, ticket: Ticket)?
     private var lastTicket = Ticket(number: 0)
     /// Tickets of upgrades submitted and not finished, oldest first (almost always 0 or 1).
     private var pendingUpgrades: [Ticket] = []
     /// What a closed gate refuses with: the queue's or the pool's own message.
-    let closedError: SerialDBError
+    private let closedError: SerialDBError
 
     init(closedError: SerialDBError) {
         self.closedError = closedError
-    }
-
-    var isClosed: Bool {
-        if case .closed = state { return true }
-        return false
     }
 
     /// Takes the next place in line for a piece of work.
@@ -76,46 +70,43 @@ struct UpgradeGate {
     /// that error until a later upgrade succeeds; without, an earlier failure is forgotten.
     mutating func upgradeFinished(_ ticket: Ticket, error: SerialDBError?) {
         pendingUpgrades.removeAll { $0 == ticket }
-        switch state {
-        case .closed:
-            return
-        case .open:
-            if let error { state = .failed(error, ticket: ticket) }
-        case .failed(_, let failed):
-            if let error {
-                // Work submitted after the earlier failure stays refused: no upgrade since it
-                // has succeeded. It throws the latest error, as the serializer's blocks do.
-                state = .failed(error, ticket: min(failed, ticket))
-            } else if failed < ticket {
-                state = .open
-            }
+        if let error {
+            // Work submitted after an earlier failure stays refused: no upgrade since it has
+            // succeeded. It throws the latest error, as the serializer's blocks do.
+            failure = (error, min(failure?.ticket ?? ticket, ticket))
+        } else if let failed = failure?.ticket, failed < ticket {
+            failure = nil
         }
     }
 
     /// Closes the gate for good.
     mutating func close() {
-        state = .closed
+        isClosed = true
     }
 
-    /// Whether the work with `ticket` may run now.
+    /// Whether the work with `ticket` may run now. Inlined: the reader pool asks it on every
+    /// check-out.
+    @inline(__always)
     func decision(for ticket: Ticket) -> Decision {
-        if case .closed = state { return .refused(closedError) }
+        if isClosed { return .refused }
         if let oldest = pendingUpgrades.first, oldest < ticket { return .wait }
-        if case .failed(let error, let failed) = state, failed < ticket { return .refused(error) }
+        if let failed = failure?.ticket, failed < ticket { return .refused }
         return .run
     }
 
-    /// The refusal, if any, for work that comes after every finished upgrade and while none is
-    /// pending: the serializer's case. Its line runs one job at a time in submission order, so
-    /// when a block's turn comes every upgrade submitted before it has finished and no other
-    /// is running; the gate need not number its blocks, and its hot path does no more than
-    /// look at the state.
+    /// Whether work that comes after every finished upgrade, while none is pending, is refused:
+    /// the serializer's question. Its line runs one job at a time in submission order, so when
+    /// a block's turn comes every upgrade submitted before it has finished and no other is
+    /// running: the serializer need not number its blocks, and its hot path only tests the
+    /// state.
     @inline(__always)
-    var refusalAfterEveryFinishedUpgrade: SerialDBError? {
-        switch state {
-        case .open: return nil
-        case .failed(let error, _): return error
-        case .closed: return closedError
-        }
+    var refusesWorkAfterEveryFinishedUpgrade: Bool {
+        isClosed || failure != nil
+    }
+
+    /// The error refused work throws: the close's, else the failed upgrade's.
+    var refusal: SerialDBError {
+        if !isClosed, let failure { return failure.error }
+        return closedError
     }
 }
