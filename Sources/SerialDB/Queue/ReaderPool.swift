@@ -3,9 +3,9 @@ import Foundation
 /// The reader connections of a ``DatabasePool``: opened lazily up to a maximum, each used by one
 /// read at a time, and the read side of the pool's gate.
 ///
-/// The gate works by tickets: every read takes a ticket when it is submitted, and an upgrade takes
-/// one too. A read waits while an upgrade with an earlier ticket is pending, and throws the
-/// upgrade's error if it failed, so reads submitted after `startMigration` never see a
+/// Every read takes a ticket of the pool's ``UpgradeGate`` when it is submitted, and an upgrade
+/// takes one too: a read waits while an upgrade with an earlier ticket is pending, and throws
+/// the upgrade's error if it failed, so reads submitted after `startMigration` never see a
 /// half-upgraded schema, while reads submitted before it keep their place.
 ///
 /// Safe to share (`@unchecked Sendable`): every stored property is read and written only while
@@ -30,15 +30,7 @@ final class ReaderPool: @unchecked Sendable {
     @exclusivity(unchecked)
     private var openCount = 0
     @exclusivity(unchecked)
-    private var nextTicket: UInt64 = 0
-    /// Tickets of upgrades submitted and not finished, oldest first.
-    @exclusivity(unchecked)
-    private var pendingUpgrades: [UInt64] = []
-    /// The error of the last upgrade if it failed, and the ticket it was submitted with.
-    @exclusivity(unchecked)
-    private var failedUpgrade: (ticket: UInt64, error: SerialDBError)?
-    @exclusivity(unchecked)
-    private var isClosed = false
+    private var gate: UpgradeGate
     /// The reads running now, one per checked-out connection, so at most `maximumCount`: a
     /// short array searched in a line costs less than hashing a ticket into a dictionary.
     @exclusivity(unchecked)
@@ -47,7 +39,7 @@ final class ReaderPool: @unchecked Sendable {
     /// A read holding a reader connection.
     private struct RunningRead {
         /// Its place in line, to find the async read that a cancellation names.
-        let ticket: UInt64
+        let ticket: UpgradeGate.Ticket
         /// The thread running its block: a pool call from that thread is reentrant. Kept
         /// here, under the lock the read takes anyway, so that a read costs no other lock.
         let thread: UInt
@@ -63,36 +55,30 @@ final class ReaderPool: @unchecked Sendable {
         self.configuration = configuration
         self.maximumCount = max(1, maximumCount)
         self.label = label
+        gate = UpgradeGate(
+            closedError: SerialDBError(
+                .closed, "The pool \(label) is closed. Open a new DatabasePool to use the database."))
         running.reserveCapacity(self.maximumCount)
     }
 
     /// A place in line, taken when an async read is submitted (a blocking read takes its own
     /// as it checks out: that is the moment it is submitted).
-    func takeTicket() -> UInt64 {
-        condition.withLock { nextTicketTaken() }
+    func takeTicket() -> UpgradeGate.Ticket {
+        condition.withLock { gate.takeTicket() }
     }
 
     // MARK: - The gate
 
     /// Holds every read submitted from now on until ``upgradeFinished(ticket:error:)``.
-    func upgradeSubmitted() -> UInt64 {
-        condition.withLock {
-            nextTicket += 1
-            pendingUpgrades.append(nextTicket)
-            return nextTicket
-        }
+    func upgradeSubmitted() -> UpgradeGate.Ticket {
+        condition.withLock { gate.upgradeSubmitted() }
     }
 
     /// Releases the reads held by the upgrade `ticket`; with an error, reads submitted after it
     /// throw that error until a later upgrade succeeds.
-    func upgradeFinished(ticket: UInt64, error: SerialDBError?) {
+    func upgradeFinished(ticket: UpgradeGate.Ticket, error: SerialDBError?) {
         condition.withLock {
-            pendingUpgrades.removeAll { $0 == ticket }
-            if let error {
-                failedUpgrade = (ticket, error)
-            } else if let failed = failedUpgrade, failed.ticket < ticket {
-                failedUpgrade = nil
-            }
+            gate.upgradeFinished(ticket, error: error)
             condition.broadcast()
         }
     }
@@ -114,7 +100,8 @@ final class ReaderPool: @unchecked Sendable {
     /// - Throws: ``SerialDBError/Code/reentrantCall`` when `thread` already runs a read block;
     ///   the gate's errors; the block's error.
     func read<T>(
-        thread: UInt, ticket: UInt64? = nil, cancellation: CancellationFlag? = nil, _ block: (Database) throws -> T
+        thread: UInt, ticket: UpgradeGate.Ticket? = nil, cancellation: CancellationFlag? = nil,
+        _ block: (Database) throws -> T
     ) throws -> T {
         let database = try checkOut(thread: thread, ticket: ticket, cancellation: cancellation)
         if let cancellation {
@@ -133,7 +120,7 @@ final class ReaderPool: @unchecked Sendable {
     }
 
     /// Interrupts the statement of the async read `ticket`, if it is running; wakes it if it waits.
-    func cancel(ticket: UInt64) {
+    func cancel(ticket: UpgradeGate.Ticket) {
         condition.withLock {
             if let read = running.first(where: { $0.ticket == ticket }) {
                 read.connection?.interrupt()
@@ -153,18 +140,25 @@ final class ReaderPool: @unchecked Sendable {
 
     /// Waits for the gate and a free reader, then hands it out with the read recorded as
     /// running on `thread`.
-    private func checkOut(thread: UInt, ticket: UInt64?, cancellation: CancellationFlag?) throws -> Database {
+    private func checkOut(
+        thread: UInt, ticket: UpgradeGate.Ticket?, cancellation: CancellationFlag?
+    ) throws -> Database {
         condition.lock()
         defer { condition.unlock() }
         // Checked before the gate: a read from inside a read must throw, never wait.
         if running.contains(where: { $0.thread == thread }) { throw reentrantCallError() }
-        let ticket = ticket ?? nextTicketTaken()
+        let ticket = ticket ?? gate.takeTicket()
         while true {
-            if isClosed { throw closedError() }
-            if cancellation?.isCancelled == true { throw CancellationError() }
-            let heldByUpgrade = pendingUpgrades.first.map { $0 < ticket } ?? false
-            if !heldByUpgrade {
-                if let failed = failedUpgrade, failed.ticket < ticket { throw failed.error }
+            let decision = gate.decision(for: ticket)
+            // A closed pool says so even to a cancelled read; cancellation comes before an
+            // upgrade's wait or error.
+            if cancellation?.isCancelled == true, !gate.isClosed { throw CancellationError() }
+            switch decision {
+            case .refused:
+                throw gate.refusal
+            case .wait:
+                break
+            case .run:
                 if let database = idle.popLast() {
                     return register(database, thread: thread, ticket: ticket)
                 }
@@ -190,13 +184,7 @@ final class ReaderPool: @unchecked Sendable {
     }
 
     /// Call holding `condition`.
-    private func nextTicketTaken() -> UInt64 {
-        nextTicket += 1
-        return nextTicket
-    }
-
-    /// Call holding `condition`.
-    private func register(_ database: Database, thread: UInt, ticket: UInt64) -> Database {
+    private func register(_ database: Database, thread: UInt, ticket: UpgradeGate.Ticket) -> Database {
         running.append(
             RunningRead(
                 ticket: ticket, thread: thread, database: ObjectIdentifier(database),
@@ -216,7 +204,7 @@ final class ReaderPool: @unchecked Sendable {
                 running.swapAt(index, last)
                 running.removeLast()
             }
-            if database.isClosed || database.isInsideTransaction || isClosed {
+            if database.isClosed || database.isInsideTransaction || gate.isClosed {
                 // Closed by its block, stuck in a transaction, or the pool closed meanwhile:
                 // never hand it out again.
                 closeHoldingLock(database)
@@ -260,7 +248,7 @@ final class ReaderPool: @unchecked Sendable {
     /// Refuses new reads, waits for the running ones, and closes every reader connection.
     func close() {
         condition.lock()
-        isClosed = true
+        gate.close()
         condition.broadcast()
         while idle.count < openCount {
             condition.wait()
@@ -279,9 +267,5 @@ final class ReaderPool: @unchecked Sendable {
             .reentrantCall,
             "A DatabasePool method was called from inside a block of the same pool (\(label)); "
                 + "it could wait for itself. Use the Database the block received.")
-    }
-
-    private func closedError() -> SerialDBError {
-        SerialDBError(.closed, "The pool \(label) is closed. Open a new DatabasePool to use the database.")
     }
 }

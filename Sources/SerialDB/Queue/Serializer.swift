@@ -1,81 +1,59 @@
-import Dispatch
 import Foundation
-import Synchronization
 
-/// The one place that knows about threads: it owns the connection and runs every block alone,
-/// detects reentrant calls and lock-order cycles, bridges async callers, turns task
-/// cancellation into `sqlite3_interrupt`, and holds the gate state that a failed migration closes.
+/// The one place that owns a queue's connection and runs every block alone. It composes the
+/// concerns, each in a type of its own:
+/// - the order of work: ``SerialLine``, the lock and the line behind it (the direct-waiter
+///   hand-off is drawn there);
+/// - the gate: ``UpgradeGate``, which refuses work after a failed upgrade or a close;
+/// - reentrancy and lock order: ``BlockOwner``, the thread running a block now, checked on
+///   every call, and the process's ``WaitForGraph``, consulted only by callers that wait;
+/// - async callers and their cancellation: `Serializer+Async.swift`, with ``AsyncJob`` and
+///   ``InterruptTarget``, which turns task cancellation into `sqlite3_interrupt`.
 ///
-/// Two paths lead to the connection, both through one lock:
-/// - A blocking call with nothing in line takes the lock and runs its block on its own thread:
-///   no thread hand-off, which is what makes contended writes cheap (a serial dispatch queue
-///   wakes a sleeping waiter for every transaction). Blocking calls that find the lock taken
-///   wait for it directly, as for a mutex, and count themselves in `directWaiters`.
-/// - Async work, upgrades, `close`, and blocking calls made while any of those are pending go
-///   through a serial dispatch queue first, so they keep their submission order: everything
-///   submitted after `startMigration` returns sees `pendingJobs > 0` and lines up behind it.
-///   A job in that line first lets the direct waiters that were already waiting when it was
-///   submitted have their turn: a blocking call that has begun waiting counts as submitted.
-///
-/// Safe to share (`@unchecked Sendable`): `database` and `gate` are touched only while
-/// holding `lock`; `directWaiters` only while holding `line`; `owner`, `pendingJobs` and
-/// `nextJobID` are atomics; `interruptTarget` is a `LockedValue`.
+/// Safe to share (`@unchecked Sendable`): `database` and `gate` are touched only during a
+/// turn of `line` (holding its lock); `owner` is an atomic; `interrupts` and `line` are
+/// thread-safe.
 final class Serializer: @unchecked Sendable {
-    /// Why work may be refused before it runs. Guarded by `lock`.
-    enum Gate {
-        case open
-        case closed
-        case migrationFailed(SerialDBError)
-    }
-
-    private let lock = NSLock()
-    private let database: Database
-    private var gate = Gate.open
-    /// The thread running a block now (0: none), to refuse reentrant calls at once and to
-    /// find lock-order cycles.
-    private let owner = Atomic<UInt>(0)
-    /// Jobs submitted to `dispatchQueue` and not finished: while positive, blocking calls
-    /// queue behind them instead of waiting for the lock directly. Raised only while holding
-    /// `line`, so that a blocking call either sees it or is seen in `directWaiters`.
-    private let pendingJobs = Atomic<Int>(0)
-    /// Orders direct waiters before the jobs submitted after they began to wait.
-    private let line = NSCondition()
-    /// Blocking calls waiting for `lock` directly, counted while `pendingJobs` was 0: a job
-    /// submitted after they began waiting waits for them. No new one is counted while a job is
-    /// pending, so the count only falls while a job waits for it.
-    private var directWaiters = 0
-    private let dispatchQueue: DispatchQueue
+    let line: SerialLine
+    let database: Database
+    /// Guarded by `line`'s lock. Its blocks come in line order, so they ask the gate as work
+    /// that comes after every finished upgrade (see ``UpgradeGate/refusesWorkAfterEveryFinishedUpgrade``).
+    // Unchecked exclusivity: every access is made during a turn, so by one thread at a time,
+    // and none overlaps another (no access passes `gate` inout to code that touches it). The
+    // run-time check cost some 80 instructions on every block (a sixtieth of an empty write).
+    @exclusivity(unchecked)
+    private var gate: UpgradeGate
+    /// The thread running a block now, to refuse reentrant calls at once and to find
+    /// lock-order cycles.
+    let owner: BlockOwner
     /// The queue's name, for error messages.
     let label: String
     /// What the connection's commits changed, for observations.
     let observations = ObservationHub()
-
     /// The connection handle while open, and the async job (if any) that may be interrupted.
-    private struct InterruptTarget {
-        var connection: InterruptHandle?
-        var runningAsyncJob: UInt64?
-    }
-
-    private let interruptTarget: LockedValue<InterruptTarget>
-    private let nextJobID = Atomic<UInt64>(1)
+    let interrupts: InterruptTarget
 
     init(database: Database, label: String) {
         self.database = database
         self.label = label
-        dispatchQueue = DispatchQueue(label: "SerialDB." + label)
-        let interruptTarget = LockedValue(InterruptTarget(connection: database.interruptHandle))
-        self.interruptTarget = interruptTarget
+        line = SerialLine(label: label)
+        owner = BlockOwner(label: label)
+        gate = UpgradeGate(
+            closedError: SerialDBError(
+                .closed, "The queue \(label) is closed. Open a new DatabaseQueue to use the database."))
+        let interrupts = InterruptTarget(connection: database.interruptHandle)
+        self.interrupts = interrupts
         // A block may close the connection itself (`db.close()`): forget the handle under the
         // interrupt lock before SQLite frees it, so no interrupt can reach a freed (or reused)
         // connection. The gate closes when that block returns.
-        database.willClose = { interruptTarget.withLock { $0.connection = nil } }
+        database.willClose = { interrupts.forgetConnection() }
     }
 
     /// Jobs in line and not finished (for tests).
-    var pendingJobCount: Int { pendingJobs.load(ordering: .acquiring) }
+    var pendingJobCount: Int { line.pendingJobCount }
 
     /// The thread running one of this queue's blocks now, 0 when none.
-    var owningThread: UInt { owner.load(ordering: .relaxed) }
+    var owningThread: UInt { owner.thread }
 
     // MARK: - Entry points
 
@@ -87,11 +65,8 @@ final class Serializer: @unchecked Sendable {
     func sync<T>(_ block: (Database) throws -> T) throws -> T {
         let thread = ThreadIdentity.current
         try checkNotReentrant(thread)
-        if lock.try() {
-            if pendingJobs.load(ordering: .acquiring) == 0 {
-                return try runHoldingLock(thread) { try perform(block) }
-            }
-            lock.unlock()
+        if line.takeTurnAtOnce() {
+            return try runHoldingLock(thread) { try perform(block) }
         }
         return try syncAfterWaiting(thread, block)
     }
@@ -100,52 +75,11 @@ final class Serializer: @unchecked Sendable {
     private func syncAfterWaiting<T>(_ thread: UInt, _ block: (Database) throws -> T) throws -> T {
         let graph = WaitForGraph.shared
         try graph.beginWaiting(thread, for: self)
-        line.lock()
-        if pendingJobs.load(ordering: .acquiring) == 0 {
-            directWaiters += 1
-            line.unlock()
-            lock.lock()
-            graph.endWaiting(thread)
-            leaveDirectWaiters()
-            return try runHoldingLock(thread) { try perform(block) }
-        }
-        line.unlock()
-        // Async work or an upgrade is in line: keep submission order by queueing behind it.
-        // `DispatchQueue.sync` runs the closure on this thread.
-        return try dispatchQueue.sync {
-            lock.lock()
-            graph.endWaiting(thread)
-            return try runHoldingLock(ThreadIdentity.current) { try perform(block) }
-        }
-    }
-
-    /// Runs `block` without blocking the caller's thread. Cancelling the task makes the call
-    /// throw `CancellationError` at once if the block has not started (it never will), and
-    /// interrupts its statement if it has.
-    func async<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try checkNotReentrant()
-        try Task.checkCancellation()
-        let job = AsyncJob<T>(id: nextJobID.add(1, ordering: .relaxed).oldValue)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                guard job.suspend(continuation) else { return }
-                enqueue(unlessAbandoned: { job.isCancelledBeforeStart }) {
-                    guard job.start() else { return }
-                    let result = Result { try self.performCancellable(job, block) }
-                    // Before the caller resumes: whoever awaited a commit finds it published.
-                    self.publishCommits()
-                    job.finish(result)
-                }
-            }
-        } onCancel: {
-            guard job.cancel() else { return }
-            interruptTarget.withLock { target in
-                // Only the job this task submitted: never a later job that reuses the connection.
-                if target.runningAsyncJob == job.id, let connection = target.connection {
-                    connection.interrupt()
-                }
-            }
-        }
+        return try line.waitForTurn(
+            afterTakingLock: { graph.endWaiting(thread) },
+            // Queued behind a job, this runs inside `DispatchQueue.sync`: on this thread, asked
+            // again rather than assumed.
+            { try runHoldingLock(ThreadIdentity.current) { try perform(block) } })
     }
 
     /// Runs `job` with the connection after the work in line, whatever the gate says (the
@@ -156,25 +90,16 @@ final class Serializer: @unchecked Sendable {
 
     /// Interrupts whatever statement is running now, from any thread.
     func interrupt() {
-        interruptTarget.withLock { target in
-            if let connection = target.connection { connection.interrupt() }
-        }
+        interrupts.interrupt()
     }
 
     /// Waits for work in line, then closes the connection; the gate stays closed.
     func close() throws {
         let thread = ThreadIdentity.current
-        try checkNotReentrant(thread)
-        let graph = WaitForGraph.shared
-        try graph.beginWaiting(thread, for: self)
-        submitJob()
-        defer { pendingJobs.subtract(1, ordering: .acquiringAndReleasing) }
-        dispatchQueue.sync {
-            waitForDirectWaiters()
-            lock.lock()
-            graph.endWaiting(thread)
-            runHoldingLock(ThreadIdentity.current) { closeConnection() }
-        }
+        try owner.beginWaiting(thread, for: self)
+        line.runInLine(
+            afterTakingLock: { WaitForGraph.shared.endWaiting(thread) },
+            { runHoldingLock(ThreadIdentity.current) { closeConnection() } })
     }
 
     /// Async twin of ``close()``: suspends until the work in line is done and the connection closed.
@@ -188,13 +113,13 @@ final class Serializer: @unchecked Sendable {
         }
     }
 
-    /// Call with `lock` held.
+    /// Call during a turn.
     private func closeConnection() {
-        if case .closed = gate { return }
+        if gate.isClosed { return }
         observations.connectionWillClose()
-        interruptTarget.withLock { $0.connection = nil }
+        interrupts.forgetConnection()
         database.close()
-        gate = .closed
+        gate.close()
     }
 
     /// Queues an upgrade: it runs after the work already in line (blocking calls already
@@ -206,20 +131,18 @@ final class Serializer: @unchecked Sendable {
         completion: @escaping @Sendable (Result<Void, any Error>) -> Void
     ) {
         enqueue {
-            if case .closed = self.gate {
-                return completion(.failure(self.closedError()))
-            }
+            if self.gate.isClosed { return completion(.failure(self.gate.refusal)) }
+            // Its place is taken as its turn comes: the line already put it after the work
+            // submitted before it, which is all the serializer's gate needs from tickets.
+            let ticket = self.gate.upgradeSubmitted()
             do {
                 try self.performUnchecked(upgrade)
-                if case .closed = self.gate {
-                    // The step closed the connection itself: the queue stays closed.
-                } else {
-                    self.gate = .open
-                }
+                // If the step closed the connection itself, the gate stays closed.
+                self.gate.upgradeFinished(ticket, error: nil)
                 self.publishCommits()
                 completion(.success(()))
             } catch {
-                if case .closed = self.gate {} else { self.gate = .migrationFailed(gateError(error)) }
+                self.gate.upgradeFinished(ticket, error: gateError(error))
                 completion(.failure(error))
             }
         }
@@ -230,102 +153,56 @@ final class Serializer: @unchecked Sendable {
     /// ``SerialDBError/Code/lockOrderCycle`` when the wait would close a cycle.
     func blockingWait(isOver: @escaping @Sendable () -> Bool, _ wait: () -> Void) throws {
         let thread = ThreadIdentity.current
-        try checkNotReentrant(thread)
-        let graph = WaitForGraph.shared
-        try graph.beginWaiting(thread, for: self, isOver: isOver)
-        defer { graph.endWaiting(thread) }
+        try owner.beginWaiting(thread, for: self, isOver: isOver)
+        defer { WaitForGraph.shared.endWaiting(thread) }
         wait()
     }
 
     /// Throws ``SerialDBError/Code/reentrantCall`` when called from a block of this queue.
-    /// Inlined (one load and a compare on every call); the error is built out of line.
     @inline(__always)
     func checkNotReentrant(_ thread: UInt = ThreadIdentity.current) throws {
-        if owner.load(ordering: .relaxed) == thread { throw reentrantCallError() }
-    }
-
-    @inline(never)
-    private func reentrantCallError() -> SerialDBError {
-        SerialDBError(
-            .reentrantCall,
-            "A DatabaseQueue method was called from inside a block of the same queue (\(label)); "
-                + "waiting for itself would deadlock. Use the Database the block received, "
-                + "and db.inSavepoint to nest a transaction.")
+        try owner.checkNotReentrant(thread)
     }
 
     // MARK: - Running blocks
 
-    /// Counts a job as pending, so that every blocking call made after this returns lines up
-    /// behind it, and every blocking call that began waiting before is counted in
-    /// `directWaiters` (the job lets those go first).
-    private func submitJob() {
-        line.lock()
-        pendingJobs.add(1, ordering: .acquiringAndReleasing)
-        line.unlock()
-    }
-
-    /// Submits `job` to run, in submission order, holding the lock. A job found abandoned when
-    /// its turn comes is skipped without waiting for the lock.
-    private func enqueue(
+    /// Submits `job` to run, in submission order, during a turn of the line. A job found
+    /// abandoned when its turn comes is skipped without waiting for the lock.
+    func enqueue(
         unlessAbandoned abandoned: @escaping @Sendable () -> Bool = { false }, _ job: @escaping @Sendable () -> Void
     ) {
-        submitJob()
-        dispatchQueue.async {
-            if !abandoned() {
-                self.waitForDirectWaiters()
-                self.lock.lock()
-                self.runHoldingLock(ThreadIdentity.current, job)
-            }
-            self.pendingJobs.subtract(1, ordering: .acquiringAndReleasing)
-        }
+        line.submit(unlessAbandoned: abandoned) { self.runTurn(job) }
     }
 
-    /// Waits until the blocking calls that were waiting directly when the current job was
-    /// submitted have had their turn.
-    private func waitForDirectWaiters() {
-        line.lock()
-        while directWaiters > 0 { line.wait() }
-        line.unlock()
+    /// Runs `body` as a job's turn of the line (the lock taken), on the thread that runs it.
+    @inline(__always)
+    func runTurn(_ body: () -> Void) {
+        runHoldingLock(ThreadIdentity.current, body)
     }
 
-    /// A direct waiter got the lock.
-    private func leaveDirectWaiters() {
-        line.lock()
-        directWaiters -= 1
-        if directWaiters == 0 { line.broadcast() }
-        line.unlock()
-    }
-
-    /// Runs `body` with the lock already taken, marked as owned by `thread`; releases the lock.
-    /// Commits the block made are published to observations first: after the commit, never
-    /// inside it, and before any later block (an observation's fetch) can run.
+    /// Runs `body` during a turn (the lock already taken), marked as owned by `thread`; ends
+    /// the turn. Commits the block made are published to observations first: after the commit,
+    /// never inside it, and before any later block (an observation's fetch) can run.
     private func runHoldingLock<T>(_ thread: UInt, _ body: () throws -> T) rethrows -> T {
-        owner.store(thread, ordering: .relaxed)
+        owner.set(thread)
         defer {
             publishCommits()
-            owner.store(0, ordering: .relaxed)
-            lock.unlock()
+            owner.set(0)
+            line.endTurn()
         }
         return try body()
     }
 
-    /// Tells observations what the blocks that ran committed. Call with `lock` held.
+    /// Tells observations what the blocks that ran committed. Call during a turn.
     @inline(__always)
-    private func publishCommits() {
+    func publishCommits() {
         if observations.hasPendingCommit { observations.publishCommits() }
     }
 
-    private func closedError() -> SerialDBError {
-        SerialDBError(.closed, "The queue \(label) is closed. Open a new DatabaseQueue to use the database.")
-    }
-
-    /// The gate's check, then the block, run inline (see `performUnchecked`).
-    private func perform<T>(_ block: (Database) throws -> T) throws -> T {
-        switch gate {
-        case .open: return try performUnchecked(block)
-        case .closed: throw closedError()
-        case .migrationFailed(let error): throw error
-        }
+    /// The gate's check, then the block, run inline (see `performUnchecked`). Call during a turn.
+    func perform<T>(_ block: (Database) throws -> T) throws -> T {
+        if gate.refusesWorkAfterEveryFinishedUpgrade { throw gate.refusal }
+        return try performUnchecked(block)
     }
 
     /// Runs the block; a transaction it leaves open is rolled back and reported. A block that
@@ -337,10 +214,10 @@ final class Serializer: @unchecked Sendable {
         do {
             result = try block(database)
         } catch {
-            if database.isClosed { gate = .closed }
+            if database.isClosed { gate.close() }
             throw database.rollbackAfterFailure(error)
         }
-        if database.isClosed { gate = .closed }
+        if database.isClosed { gate.close() }
         if database.isInsideTransaction {
             throw database.rollbackAfterFailure(
                 SerialDBError(
@@ -349,25 +226,5 @@ final class Serializer: @unchecked Sendable {
                         + "Use inTransaction, or end the transaction you begin."))
         }
         return result
-    }
-
-    private func performCancellable<T>(_ job: AsyncJob<T>, _ block: (Database) throws -> T) throws -> T {
-        let flag = job.flag
-        if flag.isCancelled { throw CancellationError() }
-        interruptTarget.withLock { $0.runningAsyncJob = job.id }
-        database.isCancelled = { flag.isCancelled }
-        defer {
-            database.isCancelled = nil
-            interruptTarget.withLock { $0.runningAsyncJob = nil }
-        }
-        do {
-            return try perform(block)
-        } catch {
-            // Interrupted statements and statements refused after cancellation both mean
-            // "cancelled" to the caller, once the work is undone: a transaction that could not
-            // be rolled back is reported as such.
-            if flag.isCancelled && !database.isInsideTransaction { throw CancellationError() }
-            throw error
-        }
     }
 }
