@@ -153,4 +153,33 @@ import Testing
         #expect(described[1].1 == 0)
         #expect((described[0].1 > 0) == (sql != expected))
     }
+
+    /// A chunk deletes rows by the rowid, even when a column takes the name `_rowid_` (and holds
+    /// NULLs, which `IN` never matches), and by the primary key of a WITHOUT ROWID table.
+    @Test(arguments: [
+        "CREATE TABLE serialdb_old_1(\"_rowid_\" TEXT, n INTEGER, v TEXT)",
+        "CREATE TABLE serialdb_old_1(a TEXT, \"b é\" INTEGER, v TEXT, PRIMARY KEY (a, \"b é\")) WITHOUT ROWID",
+    ])
+    func aChunkDeletesItsRowsWhateverTheTableIsKeyedBy(definition: String) throws {
+        let directory = try TemporaryDirectory()
+        let queue = try DatabaseQueue(path: directory.path("chunks.sqlite"))
+        let remaining = try queue.write { db in
+            try db.execute(sql: definition)
+            try db.execute(
+                sql: """
+                    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000)
+                    INSERT INTO serialdb_old_1 SELECT CASE WHEN i > 0 AND ?1 THEN NULL ELSE 'k' || (i % 7) END,
+                        i, 'row ' || i FROM n
+                    """, arguments: [definition.contains("_rowid_")])
+            return try db.fetchOne(Int.self, sql: "SELECT count(*) FROM serialdb_old_1")
+        }
+        #expect(remaining == 5_000)
+        var counts: [Int] = []
+        while try queue.inDatabase({ db in try OnlineAsideTable.dropChunk(rows: 1_000, db) }) {
+            counts.append(
+                try queue.read { db in try db.fetchOne(Int.self, sql: "SELECT count(*) FROM serialdb_old_1") ?? -1 })
+        }
+        #expect(counts == [4_000, 3_000, 2_000, 1_000, 0])
+        #expect(try queue.read { db in try OnlineAsideTable.tables(db) }.isEmpty)
+    }
 }

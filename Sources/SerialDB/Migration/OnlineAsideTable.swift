@@ -186,10 +186,14 @@ enum OnlineAsideTable {
         try db.inTransaction(.immediate) { db in
             guard let table = try tables(db).first else { return .commit }
             let name = table.quotedDatabaseIdentifier
-            let key = try deletionKey(of: table, db)
-            try db.execute(
-                sql: "DELETE FROM \(name) WHERE (\(key)) IN (SELECT \(key) FROM \(name) LIMIT ?)", arguments: [rows])
-            if db.changesCount < rows {
+            var deleted = 0
+            if let key = try deletionKey(of: table, db) {
+                try db.execute(
+                    sql: "DELETE FROM \(name) WHERE (\(key)) IN (SELECT \(key) FROM \(name) LIMIT ?)", arguments: [rows]
+                )
+                deleted = db.changesCount
+            }
+            if deleted < rows {
                 try db.execute(sql: "DROP TABLE \(name)")
                 left = try !tables(db).isEmpty
             } else {
@@ -207,13 +211,21 @@ enum OnlineAsideTable {
         }
     }
 
-    /// The rowid, or the primary key of a WITHOUT ROWID table.
-    private static func deletionKey(of table: String, _ db: Database) throws -> String {
-        guard (try? db.makeStatement(sql: "SELECT _rowid_ FROM \(table.quotedDatabaseIdentifier) LIMIT 0")) == nil
-        else { return "_rowid_" }
-        return try db.fetchAll(
-            String.self, sql: "SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk", arguments: [table]
-        ).map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+    /// The rowid, through a name no column takes (``TableDefinition/rowIDName``), else the
+    /// primary key; `nil` when the table has neither (then it is dropped in one go).
+    private static func deletionKey(of table: String, _ db: Database) throws -> String? {
+        let isWithoutRowID =
+            try db.fetchOne(
+                Bool.self, sql: "SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?",
+                arguments: [table]) ?? false
+        let definition = TableDefinition(
+            name: table, sql: "", columns: try DatabaseSchema.columns(of: table, db), foreignKeys: [],
+            isWithoutRowID: isWithoutRowID, isStrict: false)
+        if let rowID = definition.rowIDName { return rowID }
+        let key = definition.columns.filter { $0.primaryKeyIndex > 0 }.sorted {
+            $0.primaryKeyIndex < $1.primaryKeyIndex
+        }
+        return key.isEmpty ? nil : key.map(\.name.quotedDatabaseIdentifier).joined(separator: ", ")
     }
 
     /// After an upgrade that set tables aside: deletes their rows in chunks through `writer`,
