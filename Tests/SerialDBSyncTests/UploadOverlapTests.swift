@@ -99,7 +99,10 @@ struct UploadOverlapTests {
         }
         let report = try await device.client.sync()
         #expect(report.conflicts.isEmpty)
-        #expect(report.uploaded == 8)
+        // The hook's write races the reading of the next batch (n4...n6), which happens while
+        // the first is on its way: read first, n5 goes up as 'second' (8 uploaded); written
+        // first, n5's entry moves past this sync's high-water mark (7 uploaded). Either way:
+        #expect([7, 8].contains(report.uploaded), "uploaded \(report.uploaded)")
         // Written after the upload began: they go with the next sync, on the versions just seen.
         #expect(try device.outboxCount() == 2)
         let again = try await device.client.sync()
