@@ -25,9 +25,11 @@ enum SyncClientSide {
             _ = try blocking { try await client.sync() }  // creates `t` from the server's schema
             try insertRows(rows, into: device)
             var uploaded = 0
+            let cpu = ProcessCPUTime()
             let elapsed = try ContinuousClock().measure {
                 uploaded = try blocking { try await client.sync() }.uploaded
             }
+            cpu.report("sync_client_upload", rows: rows, elapsed: elapsed)
             return SideRun(elapsed: elapsed, digest: try SyncSide.digest(server, operations: uploaded))
         }
     }

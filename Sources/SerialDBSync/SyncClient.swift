@@ -141,10 +141,15 @@ public final class SyncClient: Sendable {
     /// Sends the outbox in batches. Conflicts the resolver keeps locally are queued again and
     /// sent in a few more rounds at most, so two devices that both insist cannot loop forever.
     ///
-    /// While a batch is on its way, the next one is read from the outbox, so that the server's
-    /// work and the client's overlap (see ``Outbox/nextBatch(_:limit:through:sending:)`` for
-    /// what it leaves for later). Nothing throws with a request in flight: a failure waits for
-    /// its answer first, without cancelling it.
+    /// Two batches overlap the server's work: while batch N+1 is on its way, batch N (answered
+    /// just before it left) is settled, then batch N+2 is read from the outbox. N+1 was read
+    /// while N travelled, so it holds no key of N
+    /// (see ``Outbox/nextBatch(_:limit:through:sending:)`` for what it leaves for later), and
+    /// N+2, read once N is settled, holds no key of N+1: no batch goes up on a base version an
+    /// unsettled answer is about to change. A retry travels alone. Nothing throws with a
+    /// request in flight: a failure (of a settle, of a read, a cancellation) waits for its
+    /// answer first, without cancelling it; a batch answered is settled before the next
+    /// request's failure is thrown.
     private func upload(
         into report: inout SyncReport, state: inout SyncProgress, progress: (@Sendable (SyncProgress) -> Void)?
     ) async throws -> Uploaded {
@@ -153,43 +158,19 @@ public final class SyncClient: Sendable {
         var extraRounds = 3
         let limit = pageSize
         let resolver = conflictResolver
-        var prepared: Outbox.Batch?
-        while true {
-            try Task.checkCancellation()
-            let through = highWater
-            let batch: Outbox.Batch
-            if let next = prepared {
-                batch = next
-                prepared = nil
-            } else {
-                batch = try await database.write { db in try Outbox.nextBatch(db, limit: limit, through: through) }
-            }
-            guard !batch.isEmpty else { return uploaded }
-            report.rejected += batch.rejected
-            guard !batch.mutations.isEmpty else { continue }
+        let transport = transport
+        // Read and marked sent, not yet on its way.
+        var next: Outbox.Batch?
+        // On its way and answered, not yet settled.
+        var answered: (batch: Outbox.Batch, response: PostDataResponse)?
+
+        func settleAnswered() async throws {
+            guard let (batch, response) = answered else { return }
+            answered = nil
             let mutations = batch.mutations
-            let request = PostDataRequest(
-                clientID: clientID, mutations: mutations, encodedMutations: batch.encodedMutations)
-            let transport = transport
-            let sending = Task { try await transport.postData(request) }
-            if !batch.isRetry {
-                let keys = batch.keys
-                do {
-                    let next = try await database.write { db in
-                        try Outbox.nextBatch(db, limit: limit, through: through, sending: keys)
-                    }
-                    // Empty (nothing more, or stopped before its first entry): asked again
-                    // once this batch is settled, which may queue entries again.
-                    if !next.isEmpty { prepared = next }
-                } catch {
-                    _ = await sending.result
-                    throw error
-                }
-            }
-            let response = try await sending.value
+            let isRetry = batch.isRetry
             let settled = try await database.write { db in
-                try Outbox.settle(
-                    db, batch: mutations, results: response.results, resolver: resolver, isRetry: batch.isRetry)
+                try Outbox.settle(db, batch: mutations, results: response.results, resolver: resolver, isRetry: isRetry)
             }
             report.uploaded += settled.uploaded
             uploaded.add(settled)
@@ -203,6 +184,45 @@ public final class SyncClient: Sendable {
             state.rowsUploaded = report.uploaded
             state.rowsDownloaded = report.downloaded
             progress?(state)
+        }
+
+        while true {
+            let batch: Outbox.Batch
+            if let prepared = next {
+                batch = prepared
+                next = nil
+            } else {
+                // Nothing read ahead: the batch answered is settled first, as what is read now
+                // may hold its keys or entries its conflicts queue again.
+                try await settleAnswered()
+                try Task.checkCancellation()
+                let through = highWater
+                batch = try await database.write { db in try Outbox.nextBatch(db, limit: limit, through: through) }
+            }
+            guard !batch.isEmpty else { return uploaded }
+            report.rejected += batch.rejected
+            guard !batch.mutations.isEmpty else { continue }
+            try Task.checkCancellation()
+            let request = PostDataRequest(
+                clientID: clientID, mutations: batch.mutations, encodedMutations: batch.encodedMutations)
+            let sending = Task { try await transport.postData(request) }
+            do {
+                try await settleAnswered()
+                if !batch.isRetry {
+                    let keys = batch.keys
+                    let through = highWater
+                    let read = try await database.write { db in
+                        try Outbox.nextBatch(db, limit: limit, through: through, sending: keys)
+                    }
+                    // Empty (nothing more, or stopped before its first entry): asked again
+                    // once this batch is settled, which may queue entries again.
+                    if !read.isEmpty { next = read }
+                }
+            } catch {
+                _ = await sending.result
+                throw error
+            }
+            answered = (batch, try await sending.value)
         }
     }
 
