@@ -183,6 +183,55 @@ import Testing
         try await server.stop()
     }
 
+    /// Reloads, one after another, while four clients keep uploading and signing in: every
+    /// answer is one whole configuration's (the rotating token's account and the table's
+    /// struct_version name the same generation), every upload is applied, and the last
+    /// reload's struct_version is served. CI runs it under ThreadSanitizer.
+    @Test func reloadsWhileRequestsRunAnswerEachUnderOneWholeConfiguration() async throws {
+        let schema = "CREATE TABLE note(id TEXT PRIMARY KEY NOT NULL, title TEXT)"
+        func configuration(_ generation: Int) throws -> SyncServerConfiguration {
+            let note = try SyncTable(name: "note", scope: .account, structVersion: Int64(generation), schema: schema)
+            return try SyncServerConfiguration(
+                tables: [note], tokens: ["t-alice": "alice", "t-rotating": "account-\(generation)"])
+        }
+        let running = try RunningSyncServer(.sqliteFile, configuration: try configuration(1))
+        defer { try? running.stop() }
+        let generations = 12
+        let reloads = Task.detached {
+            for generation in 2...generations {
+                try running.server.service.reload(try configuration(generation))
+                try await Task.sleep(for: .milliseconds(5))
+            }
+        }
+        let perClient = 20
+        let answers = try await withThrowingTaskGroup(of: [String].self) { group in
+            for client in 0..<4 {
+                group.addTask {
+                    var seen: [String] = []
+                    for request in 0..<perClient {
+                        let row = #"{"id": "c\#(client)-\#(request)", "title": "t"}"#
+                        let upload = try await running.alice.postData(
+                            client: "client-\(client)", [upsert(request + 1, "note", row)])
+                        seen.append("upload \(upload.status) \(upload["results"]?[0]?["status"]?.stringValue ?? "-")")
+                        let check = try await running.client("t-rotating").post("/v1/check-update", #"{"tables": []}"#)
+                        let generation = check["tables"]?[0]?["struct_version"]?.integerValue ?? 0
+                        let account = check["account"]?.stringValue ?? "none"
+                        seen.append(account == "account-\(generation)" ? "whole" : "torn: \(account), \(generation)")
+                    }
+                    return seen
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        try await reloads.value
+        #expect(answers.filter { $0 == "upload 200 applied" }.count == 4 * perClient, "\(Set(answers))")
+        #expect(answers.filter { $0 == "whole" }.count == 4 * perClient, "\(Set(answers))")
+        #expect(try running.store.latestVersions(of: [("note", "alice")]) == [Int64(4 * perClient)])
+        let check = try await running.client("t-rotating").post("/v1/check-update", #"{"tables": []}"#)
+        #expect(check["account"] == .string("account-\(generations)"))
+        #expect(check["tables"]?[0]?["struct_version"] == .integer(Int64(generations)))
+    }
+
     #if canImport(Glibc)
         @Test func aRequestWhoseHeadersCameBeforeTheReloadFinishesWithItsConfiguration() async throws {
             let server = try await Reloading(Self.config(tokens: [("t-alice", "alice")]))
