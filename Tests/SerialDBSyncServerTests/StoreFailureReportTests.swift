@@ -17,7 +17,7 @@ import Testing
     private static let refusal = "test_refuses_writes"
 
     /// Makes the store's row table refuse every new row.
-    private static func refuseWrites(_ running: RunningSyncServer) throws {
+    static func refuseWrites(_ running: RunningSyncServer) throws {
         switch running.location.kind {
         case .postgres:
             // PostgreSQL's full message would add "DETAIL: Failing row contains (...)".
