@@ -88,7 +88,8 @@ import Testing
     @Test func nonASCIINamesAndAccountsAreShownAsTheyAreAndEscaped() async throws {
         _ = try HeadlessChromium.executable()
         let table = "café 日記"
-        let account = "zoë <ü> & 🦊"
+        // Markup a browser would take as an element, were it not escaped.
+        let account = "zoë <i>ü</i> & 🦊"
         let schema = "CREATE TABLE \"\(table)\"(id TEXT PRIMARY KEY NOT NULL, v TEXT)"
         let configuration = try SyncServerConfiguration(
             tables: [try SyncTable(name: table, scope: .account, structVersion: 2, schema: schema)],
@@ -101,12 +102,14 @@ import Testing
         try StoreFailureReportTests.refuseWrites(running)
         #expect(try await zoe.postData(client: "d", [upsert(2, table, #"{"id": "é"}"#)]).status == 500)
 
-        let dom = try await HeadlessChromium.dumpDOM(try #require(running.server.adminURL))
+        let admin = try #require(running.server.adminURL)
+        let dom = try await HeadlessChromium.dumpDOM(admin)
         #expect(
             dom.contains(
                 #"<tr><td><code>café 日記</code></td><td>account</td><td class="n">2</td><td class="n">1</td>"#),
             "\(dom)")
-        #expect(dom.contains("<td>zoë &lt;ü&gt; &amp; 🦊</td>"), "\(dom)")
-        #expect(!dom.contains("<ü>"))
+        #expect(dom.contains("<td>zoë &lt;i&gt;ü&lt;/i&gt; &amp; 🦊</td>"), "\(dom)")
+        #expect(!dom.contains("<i>"), "the account stayed text")
+        #expect(try await PlainAnswer.get("/", from: admin).body.contains("<td>zoë &lt;i&gt;ü&lt;/i&gt; &amp; 🦊</td>"))
     }
 }
