@@ -188,20 +188,31 @@ import Testing
     /// struct_version name the same generation), every upload is applied, and the last
     /// reload's struct_version is served. CI runs it under ThreadSanitizer.
     @Test func reloadsWhileRequestsRunAnswerEachUnderOneWholeConfiguration() async throws {
-        let schema = "CREATE TABLE note(id TEXT PRIMARY KEY NOT NULL, title TEXT)"
-        func configuration(_ generation: Int) throws -> SyncServerConfiguration {
-            let note = try SyncTable(name: "note", scope: .account, structVersion: Int64(generation), schema: schema)
+        let configuration: @Sendable (Int) throws -> SyncServerConfiguration = { generation in
+            let note = try SyncTable(
+                name: "note", scope: .account, structVersion: Int64(generation),
+                schema: "CREATE TABLE note(id TEXT PRIMARY KEY NOT NULL, title TEXT)")
             return try SyncServerConfiguration(
                 tables: [note], tokens: ["t-alice": "alice", "t-rotating": "account-\(generation)"])
         }
         let running = try RunningSyncServer(.sqliteFile, configuration: try configuration(1))
         defer { try? running.stop() }
-        let generations = 12
-        let reloads = Task.detached {
-            for generation in 2...generations {
-                try running.server.service.reload(try configuration(generation))
-                try await Task.sleep(for: .milliseconds(5))
+        // Reloads until the clients are done, so that they overlap every part of the run, on a
+        // thread of its own: on one the clients' tasks also run, ThreadSanitizer would see
+        // every reload ordered before their next request, whatever the server locks.
+        let clientsDone = Locked(false)
+        let reloaded = Locked<Result<Int, any Error>?>(nil)
+        Thread.detachNewThread {
+            var generation = 1
+            let result = Result { () throws -> Int in
+                while !clientsDone.withLock({ $0 }) || generation < 3 {
+                    generation += 1
+                    try running.server.service.reload(try configuration(generation))
+                    usleep(2_000)
+                }
+                return generation
             }
+            reloaded.withLock { $0 = result }
         }
         let perClient = 20
         let answers = try await withThrowingTaskGroup(of: [String].self) { group in
@@ -221,9 +232,11 @@ import Testing
                     return seen
                 }
             }
+            defer { clientsDone.withLock { $0 = true } }
             return try await group.reduce(into: []) { $0 += $1 }
         }
-        try await reloads.value
+        try await waitUntil(timeout: .seconds(60)) { reloaded.withLock { $0 != nil } }
+        let generations = try #require(reloaded.withLock { $0 }).get()
         #expect(answers.filter { $0 == "upload 200 applied" }.count == 4 * perClient, "\(Set(answers))")
         #expect(answers.filter { $0 == "whole" }.count == 4 * perClient, "\(Set(answers))")
         #expect(try running.store.latestVersions(of: [("note", "alice")]) == [Int64(4 * perClient)])
