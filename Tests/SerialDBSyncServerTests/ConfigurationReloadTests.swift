@@ -2,6 +2,7 @@ import Foundation
 import SerialDBSyncServer
 import SerialDBSyncWire
 import SerialDBTestSupport
+import Synchronization
 import Testing
 
 /// SIGHUP makes the real `serialdb-sync-server` read its configuration again: tokens, JWT keys
@@ -197,18 +198,27 @@ import Testing
         }
         let running = try RunningSyncServer(.sqliteFile, configuration: try configuration(1))
         defer { try? running.stop() }
-        // Reloads until the clients are done, so that they overlap every part of the run, on a
-        // thread of its own: on one the clients' tasks also run, ThreadSanitizer would see
-        // every reload ordered before their next request, whatever the server locks.
-        let clientsDone = Locked(false)
+        // A reload after every eight answers, so that reloads overlap the whole run however
+        // slowly it goes and never outnumber the requests (reloading flat out, each one
+        // rewriting the table, would starve the tests running beside it). On a thread of its
+        // own, told of the answers by relaxed atomics: through a lock, or on a thread the
+        // clients' tasks also run on, ThreadSanitizer would see each reload ordered before
+        // the clients' next requests, whatever the server's own locking.
+        let progress = ReloadProgress()
         let reloaded = Locked<Result<Int, any Error>?>(nil)
         Thread.detachNewThread {
             var generation = 1
+            var reloadedAt = 0
             let result = Result { () throws -> Int in
-                while !clientsDone.withLock({ $0 }) || generation < 3 {
+                while !progress.done.load(ordering: .relaxed) || generation < 3 {
+                    let answered = progress.answered.load(ordering: .relaxed)
+                    guard answered >= reloadedAt + 8 || progress.done.load(ordering: .relaxed) else {
+                        usleep(1_000)
+                        continue
+                    }
+                    reloadedAt = answered
                     generation += 1
                     try running.server.service.reload(try configuration(generation))
-                    usleep(2_000)
                 }
                 return generation
             }
@@ -228,11 +238,12 @@ import Testing
                         let generation = check["tables"]?[0]?["struct_version"]?.integerValue ?? 0
                         let account = check["account"]?.stringValue ?? "none"
                         seen.append(account == "account-\(generation)" ? "whole" : "torn: \(account), \(generation)")
+                        progress.answered.wrappingAdd(2, ordering: .relaxed)
                     }
                     return seen
                 }
             }
-            defer { clientsDone.withLock { $0 = true } }
+            defer { progress.done.store(true, ordering: .relaxed) }
             return try await group.reduce(into: []) { $0 += $1 }
         }
         try await waitUntil(timeout: .seconds(60)) { reloaded.withLock { $0 != nil } }
@@ -291,4 +302,11 @@ import Testing
             #expect(try running.store.latestVersions(of: [("note", "alice")]) == [0])
         }
     #endif
+}
+
+/// What the clients of ``ConfigurationReloadTests/reloadsWhileRequestsRunAnswerEachUnderOneWholeConfiguration()``
+/// tell the thread that reloads: how many answers they had, and whether they are done.
+private final class ReloadProgress: Sendable {
+    let answered = Atomic(0)
+    let done = Atomic(false)
 }
