@@ -37,6 +37,15 @@ final class JWTPublicKey: @unchecked Sendable {
             EVP_PKEY_free(made)
             throw JWTKeyError("its modulus has \(bits) bits; RS256 needs at least \(Self.minimumRSABits)")
         }
+        // OpenSSL builds a key of any numbers, and verifies with it: with an exponent of 1
+        // every signature is its own message, so anyone could sign. Its check of the key
+        // (SP 800-56B) refuses that, an even exponent, and a modulus with small factors.
+        if let reason = Self.failedPublicCheck(made) {
+            EVP_PKEY_free(made)
+            throw JWTKeyError(
+                "OpenSSL's check of the key fails (\(reason)): an RSA public key needs an odd exponent above 1 "
+                    + "and an odd modulus without small factors")
+        }
         key = made
         algorithm = .rs256
     }
@@ -66,9 +75,7 @@ final class JWTPublicKey: @unchecked Sendable {
         let candidate = try made.get()
         // fromdata does not promise the point is on the curve: a point off it is refused here,
         // before the key is stored (once it is, a throw would free it in deinit).
-        let context = EVP_PKEY_CTX_new_from_pkey(nil, candidate, nil)
-        defer { EVP_PKEY_CTX_free(context) }
-        guard let context, EVP_PKEY_public_check(context) == 1 else {
+        if Self.failedPublicCheck(candidate) != nil {
             EVP_PKEY_free(candidate)
             throw JWTKeyError("\"x\" and \"y\" are not a point of the P-256 curve")
         }
@@ -78,6 +85,18 @@ final class JWTPublicKey: @unchecked Sendable {
 
     deinit {
         EVP_PKEY_free(key)
+    }
+
+    /// Why OpenSSL's check of the public key `key` fails (`EVP_PKEY_public_check`), in its
+    /// words; `nil` when it passes. The thread's OpenSSL error queue is left empty.
+    private static func failedPublicCheck(_ key: OpaquePointer) -> String? {
+        defer { ERR_clear_error() }
+        let context = EVP_PKEY_CTX_new_from_pkey(nil, key, nil)
+        defer { EVP_PKEY_CTX_free(context) }
+        guard let context else { return "OpenSSL is out of memory" }
+        guard EVP_PKEY_public_check(context) != 1 else { return nil }
+        let code = ERR_peek_last_error()
+        return ERR_reason_error_string(code).map { String(cString: $0) } ?? "no reason given"
     }
 
     private static func fromParameters(_ builder: OpaquePointer, type: String) throws(JWTKeyError) -> OpaquePointer {

@@ -50,7 +50,7 @@ public struct JWTSignIn: Sendable {
     /// - Parameters:
     ///   - hs256Secret: the shared secret of HS256 tokens, at least ``minimumSecretLength`` bytes.
     ///   - jwks: a JSON Web Key Set (`{"keys": [...]}`) of RSA (2048 bits or more) and P-256
-    ///     EC public keys, each with a distinct `kid`.
+    ///     EC public keys that pass OpenSSL's public key check, each with a distinct `kid`.
     ///   - issuer: the required `iss`.
     ///   - audience: the required `aud`.
     ///   - accountClaim: the claim holding the account id.

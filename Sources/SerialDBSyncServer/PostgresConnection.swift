@@ -29,6 +29,10 @@ final class PostgresConnection {
         handle = connection
         // PostgreSQL's notices ("relation already exists, skipping") would go to stderr.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
+        // Errors without their DETAIL, HINT and CONTEXT: those quote values ("Failing row
+        // contains (...)", "Key (key)=(...) already exists"), and the message reaches the
+        // request log and the status page, which never show a row's value.
+        PQsetErrorVerbosity(handle, PQERRORS_TERSE)
         // Left to choose, PostgreSQL keeps planning the fetches anew at every execution (their
         // generic plan is costed above the custom ones), and planning grows with the table:
         // at a million rows it took longer than running the plan. The generic plans use the

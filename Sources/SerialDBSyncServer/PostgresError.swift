@@ -2,7 +2,8 @@
 /// made or was lost, a statement the server refused.
 ///
 /// ``PostgresSyncStore`` throws it; ``SyncService`` answers such a failure with 500 `internal`
-/// and leaves the message to the request log. Messages name SQL, never bound values.
+/// and leaves the message to the request log. Messages name SQL, never bound values: the
+/// connection asks for terse errors, without the DETAIL that would quote a failing row.
 public struct PostgresError: Error, Sendable, CustomStringConvertible {
     /// What libpq said, on one line.
     public let message: String

@@ -118,8 +118,12 @@ final class SyncAdminServer: @unchecked Sendable {
         let summary: Result<SyncStoreSummary, SyncStatusPage.StoreUnavailable>
         switch storeCalls.run(within: Self.summaryDeadline, { [service] in try service.store.summary() }) {
         case .success(let counts): summary = .success(counts)
-        case .failure(let error): summary = .failure(.init(reason: "failed: \(error)"))
-        case nil: summary = .failure(.init(reason: "not answering"))
+        case .failure(let error): summary = .failure(.init(state: "failing", detail: "The store failed: \(error)"))
+        case nil:
+            summary = .failure(
+                .init(
+                    state: "not answering",
+                    detail: "The store did not answer within \(Int(Self.summaryDeadline)) seconds."))
         }
         let version =
             (try? summary.get()) == nil

@@ -1,8 +1,9 @@
 import Foundation
 
 extension SyncMetricsSnapshot {
-    /// The content type of ``prometheusText(currentVersion:)``: Prometheus text format 0.0.4.
-    public static let prometheusContentType = "text/plain; version=0.0.4; charset=utf-8"
+    /// The content type of ``prometheusText(currentVersion:)``: Prometheus text format 0.0.4,
+    /// exactly as the format names it (its text is UTF-8 by definition, and this one is ASCII).
+    public static let prometheusContentType = "text/plain; version=0.0.4"
 
     /// The counts in Prometheus text format 0.0.4, every name prefixed `serialdb_sync_`, every
     /// counter ending in `_total`: requests by call and status, a duration histogram per call,

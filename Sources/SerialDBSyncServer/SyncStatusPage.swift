@@ -19,9 +19,11 @@ struct SyncStatusPage {
     let errors: [RecentErrors.Entry]
     let publicURL: URL
 
-    /// Why the store's counts are missing.
+    /// Why the store's counts are missing: a word or two for its card, and the whole story
+    /// (the store's own message) for the line under the cards, which has the room for it.
     struct StoreUnavailable: Error {
-        let reason: String
+        let state: String
+        let detail: String
     }
 
     var html: String {
@@ -52,9 +54,12 @@ struct SyncStatusPage {
 
     private var cards: String {
         let storeCard: String
+        var problem = ""
         switch summary {
         case .success: storeCard = Self.card("Store", "answering", good: true)
-        case .failure(let unavailable): storeCard = Self.card("Store", unavailable.reason, good: false)
+        case .failure(let unavailable):
+            storeCard = Self.card("Store", unavailable.state, good: false)
+            problem = "<p class=\"problem\">\(unavailable.detail.htmlEscaped)</p>\n"
         }
         return """
             <section class="cards">
@@ -66,7 +71,7 @@ struct SyncStatusPage {
             \(Self.card("Rejections", String(metrics.rejections)))
             \(Self.card("Store errors", String(metrics.storeErrors), good: metrics.storeErrors == 0))
             </section>
-
+            \(problem)
             """
     }
 
@@ -125,7 +130,9 @@ struct SyncStatusPage {
         }
         var rows = ""
         for error in errors {
-            rows += "<tr><td>\(Self.timestamp(error.time))</td><td>\(error.call.rawValue)</td>"
+            // The time and the call on one line each: the message takes the width that is left.
+            rows += "<tr><td class=\"nowrap\">\(Self.timestamp(error.time))</td>"
+            rows += "<td class=\"nowrap\">\(error.call.rawValue)</td>"
             rows += "<td>\((error.account ?? "–").htmlEscaped)</td><td class=\"n\">\(error.status)</td>"
             rows += "<td class=\"message\">\(error.message.htmlEscaped)</td></tr>\n"
         }
@@ -141,8 +148,10 @@ struct SyncStatusPage {
 
     private static func card(_ title: String, _ value: String, good: Bool? = nil) -> String {
         let tone = good.map { $0 ? " good" : " bad" } ?? ""
+        // A word ("not answering") is set smaller than a count, so that it fits the narrowest card.
+        let kind = value.allSatisfy(\.isNumber) ? "value" : "value word"
         return
-            "<div class=\"card\(tone)\"><div class=\"label\">\(title)</div><div class=\"value\">\(value.htmlEscaped)</div></div>"
+            "<div class=\"card\(tone)\"><div class=\"label\">\(title)</div><div class=\"\(kind)\">\(value.htmlEscaped)</div></div>"
     }
 
     /// `3 d 4 h`, `2 h 5 min`, `4 min 12 s`, `9 s`.
@@ -176,6 +185,7 @@ struct SyncStatusPage {
         .card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 12px}
         .card .label{font-size:12px;color:var(--muted);text-transform:uppercase;letter-spacing:.04em}
         .card .value{font-size:20px;font-weight:600;font-variant-numeric:tabular-nums;margin-top:2px}
+        .card .value.word{font-size:16px;line-height:30px;overflow-wrap:anywhere}
         .card.good .value{color:var(--good)}
         .card.bad .value{color:var(--bad)}
         table{width:100%;border-collapse:collapse;background:var(--card);border:1px solid var(--line);\
@@ -186,6 +196,9 @@ struct SyncStatusPage {
         tbody tr:nth-child(even){background:#fbfcfe}
         .n{text-align:right;font-variant-numeric:tabular-nums}
         .none{color:var(--muted)}
+        .nowrap{white-space:nowrap}
+        .problem{margin:10px 0 0;padding:8px 12px;border:1px solid #f0c4bf;border-radius:8px;background:#fdf1f0;\
+        color:var(--bad);font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:13px;word-break:break-word}
         .message{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:13px;word-break:break-word}
         .status{display:inline-block;min-width:3em;text-align:center;border-radius:10px;padding:0 8px;\
         font-size:13px;font-weight:600}

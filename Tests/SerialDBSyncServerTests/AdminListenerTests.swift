@@ -58,7 +58,7 @@ import Testing
 
         let answer = try await PlainAnswer.get("/metrics", from: try Self.admin(running))
         #expect(answer.status == 200)
-        #expect(answer.contentType?.hasPrefix("text/plain; version=0.0.4") == true, "\(answer.contentType ?? "none")")
+        #expect(answer.contentType == "text/plain; version=0.0.4", "\(answer.contentType ?? "none")")
         let metrics = try await ParsedMetrics.parse(answer.body)
 
         let requests = Dictionary(

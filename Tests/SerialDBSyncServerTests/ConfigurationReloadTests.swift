@@ -2,6 +2,7 @@ import Foundation
 import SerialDBSyncServer
 import SerialDBSyncWire
 import SerialDBTestSupport
+import Synchronization
 import Testing
 
 /// SIGHUP makes the real `serialdb-sync-server` read its configuration again: tokens, JWT keys
@@ -183,6 +184,78 @@ import Testing
         try await server.stop()
     }
 
+    /// Reloads, one after another, while four clients keep uploading and signing in: every
+    /// answer is one whole configuration's (the rotating token's account and the table's
+    /// struct_version name the same generation), every upload is applied, and the last
+    /// reload's struct_version is served. CI runs it under ThreadSanitizer.
+    @Test func reloadsWhileRequestsRunAnswerEachUnderOneWholeConfiguration() async throws {
+        let configuration: @Sendable (Int) throws -> SyncServerConfiguration = { generation in
+            let note = try SyncTable(
+                name: "note", scope: .account, structVersion: Int64(generation),
+                schema: "CREATE TABLE note(id TEXT PRIMARY KEY NOT NULL, title TEXT)")
+            return try SyncServerConfiguration(
+                tables: [note], tokens: ["t-alice": "alice", "t-rotating": "account-\(generation)"])
+        }
+        let running = try RunningSyncServer(.sqliteFile, configuration: try configuration(1))
+        defer { try? running.stop() }
+        // A reload after every eight answers, so that reloads overlap the whole run however
+        // slowly it goes and never outnumber the requests (reloading flat out, each one
+        // rewriting the table, would starve the tests running beside it). On a thread of its
+        // own, told of the answers by relaxed atomics: through a lock, or on a thread the
+        // clients' tasks also run on, ThreadSanitizer would see each reload ordered before
+        // the clients' next requests, whatever the server's own locking.
+        let progress = ReloadProgress()
+        let reloaded = Locked<Result<Int, any Error>?>(nil)
+        Thread.detachNewThread {
+            var generation = 1
+            var reloadedAt = 0
+            let result = Result { () throws -> Int in
+                while !progress.done.load(ordering: .relaxed) || generation < 3 {
+                    let answered = progress.answered.load(ordering: .relaxed)
+                    guard answered >= reloadedAt + 8 || progress.done.load(ordering: .relaxed) else {
+                        usleep(1_000)
+                        continue
+                    }
+                    reloadedAt = answered
+                    generation += 1
+                    try running.server.service.reload(try configuration(generation))
+                }
+                return generation
+            }
+            reloaded.withLock { $0 = result }
+        }
+        let perClient = 20
+        let answers = try await withThrowingTaskGroup(of: [String].self) { group in
+            for client in 0..<4 {
+                group.addTask {
+                    var seen: [String] = []
+                    for request in 0..<perClient {
+                        let row = #"{"id": "c\#(client)-\#(request)", "title": "t"}"#
+                        let upload = try await running.alice.postData(
+                            client: "client-\(client)", [upsert(request + 1, "note", row)])
+                        seen.append("upload \(upload.status) \(upload["results"]?[0]?["status"]?.stringValue ?? "-")")
+                        let check = try await running.client("t-rotating").post("/v1/check-update", #"{"tables": []}"#)
+                        let generation = check["tables"]?[0]?["struct_version"]?.integerValue ?? 0
+                        let account = check["account"]?.stringValue ?? "none"
+                        seen.append(account == "account-\(generation)" ? "whole" : "torn: \(account), \(generation)")
+                        progress.answered.wrappingAdd(2, ordering: .relaxed)
+                    }
+                    return seen
+                }
+            }
+            defer { progress.done.store(true, ordering: .relaxed) }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        try await waitUntil(timeout: .seconds(60)) { reloaded.withLock { $0 != nil } }
+        let generations = try #require(reloaded.withLock { $0 }).get()
+        #expect(answers.filter { $0 == "upload 200 applied" }.count == 4 * perClient, "\(Set(answers))")
+        #expect(answers.filter { $0 == "whole" }.count == 4 * perClient, "\(Set(answers))")
+        #expect(try running.store.latestVersions(of: [("note", "alice")]) == [Int64(4 * perClient)])
+        let check = try await running.client("t-rotating").post("/v1/check-update", #"{"tables": []}"#)
+        #expect(check["account"] == .string("account-\(generations)"))
+        #expect(check["tables"]?[0]?["struct_version"] == .integer(Int64(generations)))
+    }
+
     #if canImport(Glibc)
         @Test func aRequestWhoseHeadersCameBeforeTheReloadFinishesWithItsConfiguration() async throws {
             let server = try await Reloading(Self.config(tokens: [("t-alice", "alice")]))
@@ -229,4 +302,11 @@ import Testing
             #expect(try running.store.latestVersions(of: [("note", "alice")]) == [0])
         }
     #endif
+}
+
+/// What the clients of ``ConfigurationReloadTests/reloadsWhileRequestsRunAnswerEachUnderOneWholeConfiguration()``
+/// tell the thread that reloads: how many answers they had, and whether they are done.
+private final class ReloadProgress: Sendable {
+    let answered = Atomic(0)
+    let done = Atomic(false)
 }

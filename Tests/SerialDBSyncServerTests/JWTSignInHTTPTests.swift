@@ -4,6 +4,8 @@ import SerialDBSyncWire
 import SerialDBTestSupport
 import Testing
 
+@testable import SerialDBSyncServer
+
 /// JWT sign-in over real HTTP, with tokens PyJWT mints from keys generated for the test:
 /// RS256, ES256 and HS256 accepted beside the static tokens; forged, confused and malformed
 /// tokens answered 401 with the check that failed, and never repeated in the answer or the log.
@@ -81,6 +83,9 @@ import Testing
             .key("ec-1", "ES256", claims: JWTMinter.claims(#""sub": 7"#)),
             .key("rsa-1", "RS256", claims: JWTMinter.claims(#""nbf": \#(past + 7200)"#)),
             .key("ec-1", "ES256", claims: valid),
+            .key("rsa-1", "RS256", claims: valid, headers: #"{"kid": null}"#),
+            .key("ec-1", "ES256", claims: JWTMinter.claims(#""exp": "\#(past + 7200)""#)),
+            .key("rsa-1", "RS256", claims: valid, headers: #"{"x": "\#(String(repeating: "h", count: 9000))"}"#),
         ])
         let parts = minted[0].split(separator: ".").map(String.init)
         let otherPayload = minted[5].split(separator: ".")[1]
@@ -99,6 +104,13 @@ import Testing
             ([Self.noneHeader, parts[1], ""].joined(separator: "."), "algorithm \"none\" is refused"),
             (minted[0] + String(repeating: "A", count: 20_000), "longer than"),
             ("x.y.z", "header"),
+            (minted[10], "names no key (\"kid\")"),
+            (minted[11], "\"exp\" is not a number"),
+            (minted[12], "longer than"),
+            // ES256's r || s re-encoded as DER, the form OpenSSL verifies but a JWT never carries.
+            ([es256[0], es256[1], Self.der(es256[2])].joined(separator: "."), "signature does not verify"),
+            // Four parts: not a JWT, and not a configured token either.
+            (minted[0] + ".e30", "a valid token is required"),
         ]
         let running = try setup.server()
         defer { try? running.stop() }
@@ -128,6 +140,12 @@ import Testing
         #expect(nul.status == 401)
     }
 
+    /// An ES256 signature (base64url of r || s) in base64url of its DER encoding.
+    static func der(_ signature: String) -> String {
+        let raw = Base64URL.decode(signature) ?? []
+        return JWTSignInTests.base64URL(JWTPublicKey.derSignature(rawP256: raw) ?? [])
+    }
+
     /// `text` with its tenth character changed.
     static func flipped(_ text: String) -> String {
         var characters = Array(text)
@@ -151,6 +169,36 @@ import Testing
             confused.errorMessage?.contains("algorithm \"HS256\" is refused: the configured keys verify RS256, ES256")
                 == true)
         #expect(try await account(running, tokens[1])["account"] == .string("carol"), "no \"tokens\" is fine with JWTs")
+    }
+
+    /// A token with a 5 KiB header signs in: only a token over 8 KiB is refused unread.
+    @Test func aTokenWithALargeHeaderSignsIn() async throws {
+        let setup = try await Setup()
+        let token = try await setup.minter.mint(
+            .key(
+                "ec-1", "ES256", claims: JWTMinter.claims(),
+                headers: #"{"x": "\#(String(repeating: "h", count: 5000))"}"#))
+        let running = try setup.server()
+        defer { try? running.stop() }
+        #expect(try await account(running, token)["account"] == .string("carol"))
+    }
+
+    /// JWKS an identity provider could publish by mistake: a 1024-bit RSA key, one key listed
+    /// twice under its kid. Either is refused with the key's kid, and a reload would keep the
+    /// running configuration.
+    @Test func aJWKSWithAShortRSAKeyOrAKidListedTwiceIsRefused() async throws {
+        let setup = try await Setup()
+        let path = setup.directory.path("jwks.json")
+        func refusal() -> String? {
+            SyncFixtures.refusal { _ = try SyncServerConfiguration(contentsOfFile: setup.configPath) }
+        }
+        try await setup.minter.run(jwks: ["rsa1024-weak"], to: path)
+        let short = refusal()
+        #expect(
+            short?.contains(#"kid "rsa1024-weak""#) == true && short?.contains("1024 bits") == true, "\(short ?? "")")
+        try await setup.minter.run(jwks: ["rsa-1", "ec-1", "rsa-1"], to: path)
+        let twice = refusal()
+        #expect(twice?.contains(#"holds kid "rsa-1" twice"#) == true, "\(twice ?? "")")
     }
 
     @Test func keyFilesAreFoundBesideTheConfigurationAndTheirFaultsNamed() async throws {

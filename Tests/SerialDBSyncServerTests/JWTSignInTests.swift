@@ -81,6 +81,10 @@ import Testing
             (Self.hs256(Self.claims(#","nbf":\#(Int(Self.now.timeIntervalSince1970) + 31)"#)), "not valid yet"),
             (Self.hs256(#"{"iss":"https://id.test/","aud":"serialdb","sub":"carol"}"#), "no expiry"),
             (Self.hs256(Self.claims(#","exp":"soon""#)), "\"exp\" is not a number"),
+            // A number of seconds written as a string is still not a number.
+            (Self.hs256(Self.claims(#","exp":"1800000300""#)), "\"exp\" is not a number"),
+            (Self.hs256(Self.claims(#","nbf":"1799999000""#)), "\"nbf\" is not a number"),
+            (Self.hs256(Self.claims(#","exp":true"#)), "\"exp\" is not a number"),
             (Self.hs256(Self.claims(#","iss":"https://evil.test/""#)), "issuer"),
             (Self.hs256(Self.claims(#","iss":null"#)), "issuer"),
             (Self.hs256(Self.claims(#","aud":"other""#)), "audience"),
@@ -107,6 +111,16 @@ import Testing
             (parts[0] + "." + parts[1] + "+." + parts[2], "payload"),
             (parts[0] + "." + parts[1] + "." + parts[2] + "*", "signature is not base64url"),
             (parts[0] + "." + parts[1] + "\u{0}." + parts[2], "payload"),
+            ("." + valid, "three parts"),
+            (valid + ".", "three parts"),
+            // A header of 6 KiB is read (a token is refused unread only beyond 8 KiB).
+            (
+                Self.hs256(Self.claims(), header: #"{"alg":"HS256","x":"\#(String(repeating: "h", count: 6000))"}"#)
+                    + "x", "signature"
+            ),
+            (Self.hs256(Self.claims(), header: #"{"alg":"HS256","alg":"none"}"#), "algorithm \"none\" is refused"),
+            (Self.hs256(Self.claims(), header: #"{"alg":"hs256"}"#), "its algorithm is refused"),
+            (Self.hs256(Self.claims(), header: #"{"alg":["HS256"]}"#), "names no \"alg\""),
             (valid + String(repeating: "A", count: JWTSignIn.maximumTokenLength), "longer than"),
         ]
         for (token, expected) in cases {
@@ -150,6 +164,53 @@ import Testing
         #expect(refusal { try Self.signIn(jwks: Data(p384.utf8)) }?.contains("P-256") == true)
         let octet = #"{"keys": [{"kty": "oct", "kid": "k", "k": "AAAA"}]}"#
         #expect(refusal { try Self.signIn(jwks: Data(octet.utf8)) }?.contains("\"kty\"") == true)
+    }
+
+    /// The P-256 generator: a point of the curve, so a valid (if useless) public key.
+    static let p256X = "axfR8uEsQkf4vOblY6RA8ncDfYEt6zOg9KE5RdiYwpY"
+    static let p256Y = "T-NC4v4af5uO5-tKfA-eFivOM1drMV7Oy7ZAaDe_UfU"
+
+    @Test func aJWKSWithTwoKeysOfOneKidIsRefused() throws {
+        let key = #"{"kty": "EC", "crv": "P-256", "kid": "k", "x": "\#(Self.p256X)", "y": "\#(Self.p256Y)"}"#
+        let one = try Self.signIn(jwks: Data(#"{"keys": [\#(key)]}"#.utf8))
+        #expect(one.algorithms == [.hs256, .es256], "the generator is a point of the curve")
+        let twice = SyncFixtures.refusal { _ = try Self.signIn(jwks: Data(#"{"keys": [\#(key), \#(key)]}"#.utf8)) }
+        #expect(twice?.contains(#"holds kid "k" twice"#) == true, "\(twice ?? "accepted")")
+    }
+
+    /// An RSA key whose public exponent is 1 makes every signature its own message: anyone
+    /// can sign. OpenSSL's public key check refuses it (and an even exponent), so the JWKS is
+    /// refused; were it taken, the token forged here would sign in.
+    @Test func anRSAKeyThatAnyoneCouldSignForIsRefused() throws {
+        let modulus = [UInt8](repeating: 0xC5, count: 256)
+        func jwks(exponent: [UInt8]) -> Data {
+            Data(
+                #"{"keys": [{"kty": "RSA", "kid": "weak", "n": "\#(Self.base64URL(modulus))", "e": "\#(Self.base64URL(exponent))"}]}"#
+                    .utf8)
+        }
+        // RSASSA-PKCS1-v1_5 (RFC 8017 §9.2) of the token's SHA-256: with e = 1, the signature.
+        let signed =
+            Self.base64URL(Array(#"{"alg":"RS256","kid":"weak"}"#.utf8)) + "."
+            + Self.base64URL(Array(Self.claims(#","sub":"mallory""#).utf8))
+        var digest = [UInt8](repeating: 0, count: 32)
+        let message = Array(signed.utf8)
+        #expect(EVP_Digest(message, message.count, &digest, nil, EVP_sha256(), nil) == 1)
+        let digestInfo: [UInt8] = [
+            0x30, 0x31, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00, 0x04,
+            0x20,
+        ]
+        let padding = [UInt8](repeating: 0xFF, count: 256 - 3 - digestInfo.count - 32)
+        let forged = signed + "." + Self.base64URL([0x00, 0x01] + padding + [0x00] + digestInfo + digest)
+        for exponent: [UInt8] in [[1], [2], [0x01, 0x00, 0x00]] {
+            do {
+                let signIn = try Self.signIn(jwks: jwks(exponent: exponent), secret: nil)
+                let account = Self.refusal(forged, signIn) == nil ? "signs in" : "is refused"
+                Issue.record("the key of exponent \(exponent) was taken; the forged token \(account)")
+            } catch let error as SyncServerError {
+                #expect(
+                    error.message.contains("kid \"weak\"") && error.message.contains("exponent"), "\(error.message)")
+            }
+        }
     }
 
     @Test func base64URLIsDecodedStrictly() {

@@ -21,6 +21,11 @@ import Testing
             "--config", config, "--db", db, "--port", "0", "--admin-port", "0", "--log-format", "json",
         ])
         let url = try await server.listeningURL()
+        let child = server
+        try await waitUntil(timeout: .seconds(60)) { child.standardOutput.split(separator: "\n").count >= 2 }
+        let announced = server.standardOutput.split(separator: "\n").map(String.init)
+        #expect(
+            announced[1].hasPrefix("admin listening on http://127.0.0.1:"), "the default --admin-host: \(announced)")
         let client = SyncHTTPClient(baseURL: url, token: "t-bob")
         let upload = try await client.postData(
             client: "d",

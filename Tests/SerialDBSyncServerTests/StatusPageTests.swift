@@ -43,6 +43,7 @@ import Testing
 
         let dom = try await HeadlessChromium.dumpDOM(admin)
         #expect(dom.contains("<h1>SerialDB sync server</h1>"), "\(dom.prefix(400))")
+        #expect(dom.contains("serving <code>\(running.server.url.absoluteString)</code> · up "), "the uptime")
         // The table's row: escaped name, scope, struct_version 7, 2 rows, 1 tombstone, highest version 4.
         #expect(
             dom.contains(
@@ -68,7 +69,10 @@ import Testing
             #expect(!text.contains(Self.rowValue))
             #expect(!text.contains("<script"), "no script")
         }
-        #expect(!sent.body.contains("src=") && !sent.body.contains("href="), "no external asset")
+        // Nothing the browser would fetch: no link, image, frame, CSS import or url().
+        for fetching in ["src=", "href=", "<link", "@import", "url(", "srcset", "<iframe", "<object"] {
+            #expect(!sent.body.contains(fetching), "no external asset: \(fetching)")
+        }
 
         let directory = try TemporaryDirectory()
         let picture = directory.path("status.png")
@@ -76,5 +80,36 @@ import Testing
         let png = try Data(contentsOf: URL(fileURLWithPath: picture))
         #expect(
             png.starts(with: [0x89, 0x50, 0x4E, 0x47]) && png.count > 10_000, "a PNG of the page: \(png.count) bytes")
+    }
+
+    /// Names beyond ASCII, and an account whose name would be markup, as the browser shows
+    /// them: the table row and the error row (the account of a failed upload) keep every
+    /// character, and the markup stays text.
+    @Test func nonASCIINamesAndAccountsAreShownAsTheyAreAndEscaped() async throws {
+        _ = try HeadlessChromium.executable()
+        let table = "café 日記"
+        // Markup a browser would take as an element, were it not escaped.
+        let account = "zoë <i>ü</i> & 🦊"
+        let schema = "CREATE TABLE \"\(table)\"(id TEXT PRIMARY KEY NOT NULL, v TEXT)"
+        let configuration = try SyncServerConfiguration(
+            tables: [try SyncTable(name: table, scope: .account, structVersion: 2, schema: schema)],
+            tokens: ["t-zoe": account])
+        let running = try RunningSyncServer(.sqliteFile, configuration: configuration) { $0.adminPort = 0 }
+        defer { try? running.stop() }
+        let zoe = running.client("t-zoe")
+        let upload = try await zoe.postData(client: "d", [upsert(1, table, #"{"id": "ß", "v": "x"}"#)])
+        #expect(upload["results"]?[0]?["status"] == .string("applied"))
+        try StoreFailureReportTests.refuseWrites(running)
+        #expect(try await zoe.postData(client: "d", [upsert(2, table, #"{"id": "é"}"#)]).status == 500)
+
+        let admin = try #require(running.server.adminURL)
+        let dom = try await HeadlessChromium.dumpDOM(admin)
+        #expect(
+            dom.contains(
+                #"<tr><td><code>café 日記</code></td><td>account</td><td class="n">2</td><td class="n">1</td>"#),
+            "\(dom)")
+        #expect(dom.contains("<td>zoë &lt;i&gt;ü&lt;/i&gt; &amp; 🦊</td>"), "\(dom)")
+        #expect(!dom.contains("<i>"), "the account stayed text")
+        #expect(try await PlainAnswer.get("/", from: admin).body.contains("<td>zoë &lt;i&gt;ü&lt;/i&gt; &amp; 🦊</td>"))
     }
 }

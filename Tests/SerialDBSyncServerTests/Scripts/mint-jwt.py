@@ -10,11 +10,13 @@ Takes one JSON object as its argument:
                 {"secret_file": "/tmp/x/secret", "alg": "HS256", "claims": {...}},
                 {"hmac_with_public_key": "rsa-1", "claims": {...}}]}
 
-A key name starting with "rsa" is an RSA 2048 key, one starting with "ec" a P-256 key; each is
+A key name starting with "rsa1024" is an RSA 1024 key (too short for the server), another one
+starting with "rsa" an RSA 2048 key, one starting with "ec" a P-256 key; each is
 generated the first time it is named (private keys never leave the directory) and its kid is
 its name. "hmac_with_public_key" signs HS256 with the PEM of that key's public half as the
 secret (the algorithm-confusion attack; PyJWT refuses to do it, so the standard library's hmac
-does). Prints a JSON array of the tokens, in order.
+does). A header given as null is left out (`"kid": null`: a token that names no key). Prints a
+JSON array of the tokens, in order.
 """
 
 import base64
@@ -36,7 +38,7 @@ def private_key(directory, name):
         with open(path, "rb") as file:
             return serialization.load_pem_private_key(file.read(), password=None)
     if name.startswith("rsa"):
-        key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        key = rsa.generate_private_key(public_exponent=65537, key_size=1024 if name.startswith("rsa1024") else 2048)
     elif name.startswith("ec"):
         key = ec.generate_private_key(ec.SECP256R1())
     else:
@@ -78,6 +80,7 @@ def mint(directory, spec):
     else:
         key = private_key(directory, spec["key"])
         headers = {"kid": spec["key"], **headers}
+    headers = {name: value for name, value in headers.items() if value is not None}
     return jwt.encode(claims, key, algorithm=spec["alg"], headers=headers)
 
 
