@@ -53,9 +53,10 @@ public struct HTTPSyncTransport: SyncTransport {
         try await post(.fetchSchema, request)
     }
 
-    /// `POST /v1/fetch-data`.
+    /// `POST /v1/fetch-data`, its answer read without a JSON tree
+    /// (``FetchDataResponse/init(fetchDataBytes:)``).
     public func fetchData(_ request: FetchDataRequest) async throws -> FetchDataResponse {
-        try await post(.fetchData, request)
+        try await post(.fetchData, request, read: FetchDataResponse.init(fetchDataBytes:))
     }
 
     /// `POST /v1/post-data`.
@@ -63,9 +64,9 @@ public struct HTTPSyncTransport: SyncTransport {
         try await post(.postData, request)
     }
 
-    private func post<Request: WireCodable, Response: WireCodable>(_ call: SyncCall, _ body: Request) async throws
-        -> Response
-    {
+    private func post<Request: WireCodable, Response: WireCodable>(
+        _ call: SyncCall, _ body: Request, read: (Data) throws -> Response = Response.init(jsonBytes:)
+    ) async throws -> Response {
         let path = String(call.path.dropFirst())
         var request = URLRequest(url: baseURL.appendingPathComponent(path))
         request.httpMethod = "POST"
@@ -97,7 +98,7 @@ public struct HTTPSyncTransport: SyncTransport {
                 .server, "The sync server answered \(path) with HTTP \(http.statusCode).", httpStatus: http.statusCode)
         }
         do {
-            return try Response(jsonBytes: data)
+            return try read(data)
         } catch {
             throw SyncError(
                 .invalidResponse, "The sync server's answer to \(path) is not the protocol's JSON.", underlying: error)
