@@ -320,13 +320,15 @@ public final class SyncClient: Sendable {
     ///
     /// The next page is asked for while the current one is applied, one request at a time,
     /// and a fetch never returns or throws with a request still in flight. `ownRows` are the
-    /// rows this sync uploaded (see ``Download/apply(_:_:ownRows:)``).
+    /// rows this sync uploaded (see ``Download/apply(_:_:ownRows:bound:)``).
     private func fetch(
         _ table: String, from cursor: Int64, resyncing: Bool, ownRows: [String: Int64], state: inout SyncProgress,
         progress: (@Sendable (SyncProgress) -> Void)?
     ) async throws -> Int {
         var fetch = TableFetch(table: table, cursor: cursor, resyncInProgress: resyncing, pageSize: pageSize)
         var downloaded = 0
+        // What each page proves of the table's known versions for the next one.
+        var bound: Download.KnownVersionBound?
         guard let first = fetch.nextRequest else { return 0 }
         try Task.checkCancellation()
         var page = try await transport.fetchData(first)
@@ -348,9 +350,11 @@ public final class SyncClient: Sendable {
                 let transport = transport
                 let next = fetch.nextRequest.map { request in Task { try await transport.fetchData(request) } }
                 do {
-                    downloaded += try await database.write { db in
-                        try Download.apply(db, application, ownRows: ownRows)
+                    let applied = try await database.write { [bound] db in
+                        try Download.apply(db, application, ownRows: ownRows, bound: bound)
                     }
+                    downloaded += applied.downloaded
+                    bound = applied.bound
                     report(downloaded, state: state, progress: progress)
                     try Task.checkCancellation()
                 } catch {

@@ -67,9 +67,10 @@ final class InProcessTransport: SyncTransport {
         try await hook?.action()
     }
 
-    private func perform<Request: WireCodable, Response: WireCodable>(_ call: SyncCall, _ request: Request)
-        async throws -> Response
-    {
+    /// `read` reads the answer's bytes: fetch-data's are read as ``HTTPSyncTransport`` reads them.
+    private func perform<Request: WireCodable, Response: WireCodable>(
+        _ call: SyncCall, _ request: Request, read: (Data) throws -> Response = Response.init(jsonBytes:)
+    ) async throws -> Response {
         let name = String(call.path.dropFirst(4))  // "/v1/check-update" → "check-update"
         calls.withLock { $0.append(name) }
         try await run(name, .before)
@@ -84,7 +85,7 @@ final class InProcessTransport: SyncTransport {
         }
         let response: Response
         do {
-            response = try Response(jsonBytes: answer.body)
+            response = try read(answer.body)
         } catch {
             throw SyncError(.invalidResponse, "The answer to \(name) is not the protocol's JSON.", underlying: error)
         }
@@ -105,7 +106,7 @@ final class InProcessTransport: SyncTransport {
         let bends = server.bends.withLock { $0 }
         if let cap = bends.pageCap { request.limit = min(request.limit, cap) }
         if bends.ignoresResyncing { request.resyncing = false }
-        var page: FetchDataResponse = try await perform(.fetchData, request)
+        var page = try await perform(.fetchData, request, read: FetchDataResponse.init(fetchDataBytes:))
         // A server older than protocol 1.1 neither honours "resyncing" nor sends "floor".
         if bends.ignoresResyncing { page.floor = nil }
         guard
