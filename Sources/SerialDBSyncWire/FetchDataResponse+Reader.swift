@@ -23,7 +23,33 @@ extension FetchDataResponse {
     /// The answer as the direct reader reads it, or `nil` for text it leaves to the general one.
     static func readDirectly(_ bytes: [UInt8]) -> FetchDataResponse? {
         var reader = JSONParser(bytes)
-        return try? reader.readFetchDataResponse()
+        return try? reader.readFetchDataResponse(skippingChanges: false).page
+    }
+
+    /// The answer without its changes (`changes` empty), and where they lie in `bytes`, or
+    /// `nil` for text the direct reader leaves to the general one: a client reads the cursor
+    /// and sends the next request before it reads the rows (``readChanges(_:in:)``).
+    ///
+    /// The changes are only skipped over here, bracket by bracket and string by string, not
+    /// checked: ``readChanges(_:in:)`` checks them.
+    package static func readSkippingChanges(_ bytes: [UInt8]) -> (header: FetchDataResponse, changes: Range<Int>)? {
+        var reader = JSONParser(bytes)
+        guard let (header, changes) = try? reader.readFetchDataResponse(skippingChanges: true), let changes else {
+            return nil
+        }
+        return (header, changes)
+    }
+
+    /// The changes of an answer that ``readSkippingChanges(_:)`` read, as
+    /// ``init(fetchDataBytes:)`` reads them.
+    ///
+    /// - Throws: ``JSONParseError``, ``WireFormatError``: the general reader's error for the
+    ///   whole answer.
+    package static func readChanges(_ bytes: [UInt8], in range: Range<Int>) throws -> [SyncChange] {
+        var reader = JSONParser(bytes)
+        reader.position = range.lowerBound
+        if let changes = try? reader.readChanges(), reader.position == range.upperBound { return changes }
+        return try FetchDataResponse(jsonBytes: bytes).changes
     }
 }
 
@@ -31,8 +57,12 @@ extension FetchDataResponse {
 private struct NotTheUsualAnswer: Error {}
 
 extension JSONParser {
-    /// The whole text as a fetch-data answer, or a throw for anything else.
-    fileprivate mutating func readFetchDataResponse() throws -> FetchDataResponse {
+    /// The whole text as a fetch-data answer, or a throw for anything else; with
+    /// `skippingChanges`, its changes are skipped and their place returned instead.
+    fileprivate mutating func readFetchDataResponse(skippingChanges: Bool) throws -> (
+        page: FetchDataResponse, changes: Range<Int>?
+    ) {
+        var skipped: Range<Int>?
         var table: String?
         var changes: [SyncChange]?
         var version: Int64?
@@ -46,7 +76,15 @@ extension JSONParser {
             let name = try memberName()
             switch name {
             case WireName.table.string where table == nil: table = try readString()
-            case WireName.changes.string where changes == nil: changes = try readChanges()
+            case WireName.changes.string where changes == nil:
+                if skippingChanges {
+                    let start = position
+                    try skipArray()
+                    skipped = start..<position
+                    changes = []
+                } else {
+                    changes = try readChanges()
+                }
             case WireName.version.string where version == nil: version = try readInteger()
             case WireName.hasMore.string where hasMore == nil: hasMore = try readBool()
             case WireName.resync.string where resync == nil: resync = try readBool()
@@ -61,11 +99,41 @@ extension JSONParser {
         guard position == bytes.count, let table, let changes, let version, let hasMore, let resync else {
             throw NotTheUsualAnswer()
         }
-        return FetchDataResponse(
-            table: table, changes: changes, version: version, hasMore: hasMore, resync: resync, floor: floor)
+        return (
+            FetchDataResponse(
+                table: table, changes: changes, version: version, hasMore: hasMore, resync: resync, floor: floor),
+            skipped
+        )
     }
 
-    private mutating func readChanges() throws -> [SyncChange] {
+    /// Past an array, found by its brackets: strings are skipped by their quotes and escapes
+    /// (a `]` inside one does not count), nothing else is checked.
+    private mutating func skipArray() throws {
+        try expect(UInt8(ascii: "["))
+        var depth = 1
+        while position < bytes.count {
+            let byte = bytes[position]
+            position += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                while position < bytes.count, bytes[position] != UInt8(ascii: "\"") {
+                    position += bytes[position] == UInt8(ascii: "\\") ? 2 : 1
+                }
+                position += 1
+            case UInt8(ascii: "["), UInt8(ascii: "{"): depth += 1
+            case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                depth -= 1
+                if depth == 0 {
+                    guard byte == UInt8(ascii: "]") else { throw NotTheUsualAnswer() }
+                    return
+                }
+            default: break
+            }
+        }
+        throw NotTheUsualAnswer()
+    }
+
+    fileprivate mutating func readChanges() throws -> [SyncChange] {
         try expect(UInt8(ascii: "["))
         skipWhitespace()
         var changes: [SyncChange] = []

@@ -45,6 +45,45 @@ struct PagePrefetchTests {
         #expect(try laptop.cursor() == server.latestVersion())
     }
 
+    @Test("a page whose rows cannot be read throws only once the next page's request is answered")
+    func anUnreadablePageWaitsForTheRequestInFlight() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try InProcessSyncServer(tables: [noteTable])
+        let phone = try Device(.file, in: directory, name: "phone", server: server)
+        let laptop = try Device(.file, in: directory, name: "laptop", server: server, pageSize: 2)
+        _ = try await phone.client.sync()
+        _ = try await laptop.client.sync()
+        for id in 1...5 { try phone.insertNote("n\(id)", "note \(id)") }
+        _ = try await phone.client.sync()
+        // The first page's cursor reads, its rows do not (a change's "deleted" is a string);
+        // the second page's request, sent meanwhile, takes a while to answer.
+        let events = Mutex<[String]>([])
+        laptop.transport.once("fetch-data", .before) {}
+        laptop.transport.once("fetch-data", .after) {}
+        laptop.transport.once("fetch-data", .before) {
+            events.withLock { $0.append("second request sent") }
+            try await Task.sleep(for: .milliseconds(300))
+        }
+        laptop.transport.once("fetch-data", .after) { events.withLock { $0.append("second request answered") } }
+        laptop.transport.rewriteNextAnswerBytes.withLock {
+            $0 = { bytes in
+                let text = String(decoding: bytes, as: UTF8.self)
+                return Array(text.replacing(#""deleted":false"#, with: #""deleted":"no""#).utf8)
+            }
+        }
+        let error = await #expect(throws: SyncError.self) { try await laptop.client.sync() }
+        events.withLock { $0.append("sync threw") }
+        #expect(error?.code == .invalidResponse)
+        try await waitUntil(timeout: .seconds(10)) { events.withLock { $0.contains("second request answered") } }
+        #expect(events.withLock { $0 } == ["second request sent", "second request answered", "sync threw"])
+        // Nothing was applied; the next sync fetches all from the same cursor.
+        #expect(try laptop.titles() == [:])
+        let report = try await laptop.client.sync()
+        #expect(report.downloaded == 5)
+        #expect(try laptop.titles() == phone.titles())
+        #expect(try laptop.cursor() == server.latestVersion())
+    }
+
     @Test("pages fetched ahead are applied in order, each with its cursor", arguments: [1, 2, 7])
     func pagesAreAppliedInOrder(pageSize: Int) async throws {
         let directory = try TemporaryDirectory()

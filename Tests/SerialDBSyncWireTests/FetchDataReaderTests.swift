@@ -31,6 +31,7 @@ struct FetchDataReaderTests {
         let direct = try #require(FetchDataResponse.readDirectly(bytes))
         #expect(direct == page)
         #expect(direct == (try FetchDataResponse(jsonBytes: bytes)))
+        try expectSkimmedTheSame(bytes)
         // The reals stay reals and the integers integers, whatever their digits.
         #expect(direct.changes[0].row["whole"] == .real(2.0))
         #expect(direct.changes[0].row["m"] == .integer(.max))
@@ -53,6 +54,30 @@ struct FetchDataReaderTests {
     func handWrittenAnswersReadTheSame(text: String) throws {
         let direct = try #require(FetchDataResponse.readDirectly(Array(text.utf8)))
         #expect(direct == (try general(text)))
+        try expectSkimmedTheSame(Array(text.utf8))
+    }
+
+    /// The header read first and the changes after, as a client reads a page: the same answer,
+    /// and the changes found exactly where their array lies.
+    private func expectSkimmedTheSame(_ bytes: [UInt8]) throws {
+        let expected = try FetchDataResponse(jsonBytes: bytes)
+        let (header, range) = try #require(FetchDataResponse.readSkippingChanges(bytes))
+        #expect(header.changes.isEmpty)
+        var page = header
+        page.changes = try FetchDataResponse.readChanges(bytes, in: range)
+        #expect(page == expected)
+        #expect(try JSONValue.parse(bytes[range]).arrayValue?.count == expected.changes.count)
+    }
+
+    @Test("the changes are skipped past brackets and quotes inside strings")
+    func skimmingSkipsStrings() throws {
+        let page = FetchDataResponse(
+            table: "t",
+            changes: [
+                SyncChange(version: 1, deleted: false, row: ["id": .text(#"]}"\\"\"[{"#), "n": .integer(1)]),
+                SyncChange(version: 2, deleted: false, row: ["id": .text("\\"), "b": .blob(Data([93, 34]))]),
+            ], version: 2, hasMore: false, resync: false, floor: 0)
+        try expectSkimmedTheSame(try page.jsonBytes())
     }
 
     @Test(
