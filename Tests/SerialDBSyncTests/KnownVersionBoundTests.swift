@@ -19,19 +19,25 @@ struct KnownVersionBoundTests {
         }
     }
 
-    @Test(
-        "a page that was built before another client stored a newer version does not overwrite it",
-        arguments: [false, true])
-    func anotherClientBetweenPages(throughAnotherConnection: Bool) async throws {
-        let directory = try TemporaryDirectory()
+    /// A server with notes n1...n4 from the phone, and a laptop that has not synced, with
+    /// pages of 2: its first download is page 1 (n1, n2), then page 2 (n3, n4, the last).
+    private func fourNotes(in directory: TemporaryDirectory) async throws -> (InProcessSyncServer, Device, Device) {
         let server = try InProcessSyncServer(tables: [noteTable])
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         let laptop = try Device(.file, in: directory, name: "laptop", server: server, pageSize: 2)
         _ = try await phone.client.sync()
         for id in 1...4 { try phone.insertNote("n\(id)", "first") }
         _ = try await phone.client.sync()
-        // The laptop's first download: page 1 (n1, n2), then page 2 (n3, n4, the last). Once
-        // page 2 is built, and page 1 committed, n3 changes on the server and a second client
+        return (server, phone, laptop)
+    }
+
+    @Test(
+        "a page that was built before another client stored a newer version does not overwrite it",
+        arguments: [false, true])
+    func anotherClientBetweenPages(throughAnotherConnection: Bool) async throws {
+        let directory = try TemporaryDirectory()
+        let (server, phone, laptop) = try await fourNotes(in: directory)
+        // Once page 2 is built, and page 1 committed, n3 changes on the server and a second client
         // of the laptop's database downloads it; then page 2, now stale, reaches the laptop.
         let second: SyncClient
         if throughAnotherConnection {
@@ -58,12 +64,7 @@ struct KnownVersionBoundTests {
     @Test("a page that goes back below the versions already applied still meets them")
     func aPageBelowTheAppliedVersions() async throws {
         let directory = try TemporaryDirectory()
-        let server = try InProcessSyncServer(tables: [noteTable])
-        let phone = try Device(.file, in: directory, name: "phone", server: server)
-        let laptop = try Device(.file, in: directory, name: "laptop", server: server, pageSize: 2)
-        _ = try await phone.client.sync()
-        for id in 1...4 { try phone.insertNote("n\(id)", "first") }
-        _ = try await phone.client.sync()
+        let (_, phone, laptop) = try await fourNotes(in: directory)
         // Page 2 also carries n1 at a version below the one page 1 applied: stale.
         laptop.transport.once("fetch-data", .after) {}
         laptop.transport.once("fetch-data", .after) {
