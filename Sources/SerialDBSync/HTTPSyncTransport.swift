@@ -54,7 +54,7 @@ public struct HTTPSyncTransport: SyncTransport {
     }
 
     /// `POST /v1/fetch-data`, its answer read without a JSON tree
-    /// (``FetchDataResponse/init(fetchDataBytes:)``).
+    /// (`FetchDataResponse.init(fetchDataBytes:)`).
     public func fetchData(_ request: FetchDataRequest) async throws -> FetchDataResponse {
         let data = try await send(.fetchData, request)
         do {

@@ -1,17 +1,17 @@
 import Foundation
 
 extension FetchDataResponse {
-    /// Reads an answer from its UTF-8 JSON: the same answer as ``init(jsonBytes:)`` (it is
+    /// Reads an answer from its UTF-8 JSON: the same answer as ``WireCodable/init(jsonBytes:)`` (it is
     /// the reader a client uses for every page), read straight into its changes instead of
     /// through a ``JSONValue`` tree, which cost a dictionary per change and per row and more
     /// than applying the page.
     ///
     /// Text this reader does not expect (an error, a member it does not know, a member given
     /// twice, a nested value where a column value goes) is read again by
-    /// ``init(jsonBytes:)``, which then decides: the answer, or the error that says what is
+    /// ``WireCodable/init(jsonBytes:)``, which then decides: the answer, or the error that says what is
     /// wrong.
     ///
-    /// - Throws: ``JSONParseError``, ``WireFormatError``, as ``init(jsonBytes:)``.
+    /// - Throws: ``JSONParseError``, ``WireFormatError``, as ``WireCodable/init(jsonBytes:)``.
     public init(fetchDataBytes bytes: some Collection<UInt8>) throws {
         if let page = Self.readDirectly(Array(bytes)) {
             self = page
