@@ -35,6 +35,8 @@ enum CanonicalKey {
     /// downloaded page builds a key per row: one statement each cost more than the rest of
     /// the row's work.
     static func withoutSQL(_ values: [DatabaseValue]) -> String? {
+        // The usual key, one INTEGER column: no buffer to build.
+        if values.count == 1, case .integer(let integer) = values[0] { return "I" + String(integer) }
         var key: [UInt8] = []
         key.reserveCapacity(values.count * 16)
         for (index, value) in values.enumerated() {

@@ -2,10 +2,44 @@ import SerialDB
 
 /// The download side: one FetchData page applied in one transaction, with its cursor.
 enum Download {
+    /// What one fetch knows of a table's `serialdb_sync_row` entries from one page to the next:
+    /// every entry's version is at most ``highest``. A page whose changes all have higher
+    /// versions cannot meet a known version that decides anything (a change is stale only
+    /// below the version known, and rewritten or counted alike whether its key is unknown or
+    /// known below it), so its keys are not looked up: the case of every page of a device's
+    /// first download, where the table had no entry when the fetch began.
+    ///
+    /// It holds only while this fetch's pages are the only writes: the connection's
+    /// `total_changes()` and `PRAGMA data_version` (which moves when another connection
+    /// commits) are taken at the end of the page that made it, and any write in between (the
+    /// app's, another client's on the same database, another process's) drops it.
+    struct KnownVersionBound: Sendable, Equatable {
+        var highest: Int64
+        var totalChanges: Int
+        var dataVersion: Int64
+
+        /// The bound's `highest` when nothing has written since it was taken, else `nil`.
+        func highestIfUnchanged(_ db: Database) throws -> Int64? {
+            guard db.totalChangesCount == totalChanges, try Download.dataVersion(db) == dataVersion else { return nil }
+            return highest
+        }
+    }
+
+    /// A page applied: the rows downloaded, and what the next page of the fetch may rely on.
+    struct Applied: Sendable {
+        var downloaded: Int
+        var bound: KnownVersionBound?
+    }
+
+    private static func dataVersion(_ db: Database) throws -> Int64 {
+        try db.fetchOne(Int64.self, sql: "PRAGMA data_version") ?? 0
+    }
+
     /// Applies a page and moves `TableVersion.Version` to its cursor, in the caller's
     /// transaction, with the outbox triggers quiet; with the connection's triggers off when
     /// they are the only ones (``ChangeCapture/areTheOnlyTriggers(_:)``). Returns the rows
-    /// applied that this device did not upload itself.
+    /// applied that this device did not upload itself, and the bound the next page of the same
+    /// fetch passes back (`bound`, the one the page before returned; `nil` on a first page).
     ///
     /// A key with unsent local changes is left alone (its upload will meet the server's row
     /// as a conflict). A change older than the version the key was last seen at is stale.
@@ -16,23 +50,36 @@ enum Download {
     /// would otherwise write every uploaded row a second time).
     ///
     /// The side tables are read and written through one prepared statement each, reused for
-    /// every row of the page, and not read at all when they hold nothing of the table.
+    /// every row of the page, and not read at all when they hold nothing of the table (or,
+    /// for the known versions, nothing that can matter: ``KnownVersionBound``).
     static func apply(
-        _ db: Database, _ application: TableFetch.PageApplication, ownRows: [String: Int64] = [:]
-    ) throws -> Int {
-        try SyncMetadata.applyingServerRows(db) {
+        _ db: Database, _ application: TableFetch.PageApplication, ownRows: [String: Int64] = [:],
+        bound: KnownVersionBound? = nil
+    ) throws -> Applied {
+        let highestKnown = try bound?.highestIfUnchanged(db)
+        let (downloaded, highest) = try SyncMetadata.applyingServerRows(db) {
             // The outbox triggers run a sub-program for every row written, although they
             // ignore server rows: without other triggers, the page is written with none.
             guard try ChangeCapture.areTheOnlyTriggers(db) else {
-                return try applyRows(db, application, ownRows: ownRows)
+                return try applyRows(db, application, ownRows: ownRows, highestKnown: highestKnown)
             }
-            return try db.withTriggersDisabled { try applyRows(db, application, ownRows: ownRows) }
+            return try db.withTriggersDisabled {
+                try applyRows(db, application, ownRows: ownRows, highestKnown: highestKnown)
+            }
         }
+        return Applied(
+            downloaded: downloaded,
+            bound: try highest.map {
+                KnownVersionBound(highest: $0, totalChanges: db.totalChangesCount, dataVersion: try dataVersion(db))
+            })
     }
 
+    /// Writes the rows; returns how many were downloaded and the highest version the table's
+    /// known entries may have now, when that is known (`highestKnown` was, or the table had
+    /// no entry).
     private static func applyRows(
-        _ db: Database, _ application: TableFetch.PageApplication, ownRows: [String: Int64]
-    ) throws -> Int {
+        _ db: Database, _ application: TableFetch.PageApplication, ownRows: [String: Int64], highestKnown: Int64?
+    ) throws -> (Int, Int64?) {
         let page = application.page
         // Rows of one page may refer to rows of a later page or table.
         try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
@@ -53,7 +100,17 @@ enum Download {
                 arguments: [table.name, SyncMetadata.jsonArray(keys)])
         }
         let pending = try SyncMetadata.pendingKeys(db, table: table.name, keys: keys)
-        var known = try SyncMetadata.knownVersions(db, table: table.name, keys: keys)
+        var highestKnown = highestKnown
+        if highestKnown == nil, try !SyncMetadata.hasKnownVersions(db, table: table.name) {
+            highestKnown = .min
+        }
+        let known: [String: Int64]
+        if let highestKnown, page.changes.allSatisfy({ $0.version > highestKnown }) {
+            known = [:]
+        } else {
+            known = try SyncMetadata.knownVersions(db, table: table.name, keys: keys)
+        }
+        // The page's own changes, by key: a key the page holds twice meets its earlier change.
         var changedKnown: [String: Int64?] = [:]
         changedKnown.reserveCapacity(page.changes.count)
         let upsert = try db.cachedStatement(sql: table.fullUpsertSQL)
@@ -61,11 +118,15 @@ enum Download {
         for (index, change) in page.changes.enumerated() {
             let key = keys[index]
             if !pending.isEmpty && pending.contains(key) { continue }
-            let knownVersion = known.isEmpty ? nil : known[key]
+            let knownVersion: Int64?
+            if let changed = changedKnown[key] {
+                knownVersion = changed
+            } else {
+                knownVersion = known.isEmpty ? nil : known[key]
+            }
             if change.deleted {
                 if let knownVersion, knownVersion > change.version { continue }
                 if try table.delete(db, key: keyValues[index]) { downloaded += 1 }
-                known[key] = nil
                 changedKnown[key] = .some(nil)
             } else {
                 if let knownVersion,
@@ -76,7 +137,6 @@ enum Download {
                     continue
                 }
                 try table.upsert(db, row: change.row, full: upsert)
-                known[key] = change.version
                 changedKnown[key] = change.version
                 if knownVersion != change.version { downloaded += 1 }
             }
@@ -86,7 +146,7 @@ enum Download {
         if application.finishesResync {
             downloaded += try finishResync(db, table: table)
         }
-        return downloaded
+        return (downloaded, highestKnown.map { max($0, page.changes.map(\.version).max() ?? $0) })
     }
 
     /// Starts a resync of `table`: cursor to 0, remember that a resync runs.

@@ -53,9 +53,15 @@ public struct HTTPSyncTransport: SyncTransport {
         try await post(.fetchSchema, request)
     }
 
-    /// `POST /v1/fetch-data`.
+    /// `POST /v1/fetch-data`, its answer read without a JSON tree
+    /// (`FetchDataResponse.init(fetchDataBytes:)`).
     public func fetchData(_ request: FetchDataRequest) async throws -> FetchDataResponse {
-        try await post(.fetchData, request)
+        let data = try await send(.fetchData, request)
+        do {
+            return try FetchDataResponse(fetchDataBytes: data)
+        } catch {
+            throw unreadableAnswer(to: .fetchData, error)
+        }
     }
 
     /// `POST /v1/post-data`.
@@ -66,6 +72,22 @@ public struct HTTPSyncTransport: SyncTransport {
     private func post<Request: WireCodable, Response: WireCodable>(_ call: SyncCall, _ body: Request) async throws
         -> Response
     {
+        let data = try await send(call, body)
+        do {
+            return try Response(jsonBytes: data)
+        } catch {
+            throw unreadableAnswer(to: call, error)
+        }
+    }
+
+    private func unreadableAnswer(to call: SyncCall, _ error: any Error) -> SyncError {
+        SyncError(
+            .invalidResponse, "The sync server's answer to \(call.path.dropFirst()) is not the protocol's JSON.",
+            underlying: error)
+    }
+
+    /// Sends the request; returns the body of a 200 answer, throws for anything else.
+    private func send<Request: WireCodable>(_ call: SyncCall, _ body: Request) async throws -> Data {
         let path = String(call.path.dropFirst())
         var request = URLRequest(url: baseURL.appendingPathComponent(path))
         request.httpMethod = "POST"
@@ -96,11 +118,16 @@ public struct HTTPSyncTransport: SyncTransport {
             throw SyncError(
                 .server, "The sync server answered \(path) with HTTP \(http.statusCode).", httpStatus: http.statusCode)
         }
-        do {
-            return try Response(jsonBytes: data)
-        } catch {
-            throw SyncError(
-                .invalidResponse, "The sync server's answer to \(path) is not the protocol's JSON.", underlying: error)
-        }
+        return data
+    }
+}
+
+extension HTTPSyncTransport: FetchDataBytesTransport {
+    func fetchDataBytes(_ request: FetchDataRequest) async throws -> [UInt8] {
+        Array(try await send(.fetchData, request))
+    }
+
+    func unreadableAnswer(_ error: any Error) -> any Error {
+        unreadableAnswer(to: .fetchData, error)
     }
 }

@@ -339,38 +339,47 @@ public final class SyncClient: Sendable {
     /// left off).
     ///
     /// The next page is asked for while the current one is applied, one request at a time,
-    /// and a fetch never returns or throws with a request still in flight. `ownRows` are the
-    /// rows this sync uploaded (see ``Download/apply(_:_:ownRows:)``).
+    /// and a fetch never returns or throws with a request still in flight. A page's cursor is
+    /// read before its rows (``FetchedPage``), so the next request leaves before they are
+    /// read. `ownRows` are the rows this sync uploaded (see
+    /// ``Download/apply(_:_:ownRows:bound:)``).
     private func fetch(
         _ table: String, from cursor: Int64, resyncing: Bool, ownRows: [String: Int64], state: inout SyncProgress,
         progress: (@Sendable (SyncProgress) -> Void)?
     ) async throws -> Int {
         var fetch = TableFetch(table: table, cursor: cursor, resyncInProgress: resyncing, pageSize: pageSize)
         var downloaded = 0
+        // What each page proves of the table's known versions for the next one.
+        var bound: Download.KnownVersionBound?
         guard let first = fetch.nextRequest else { return 0 }
         try Task.checkCancellation()
-        var page = try await transport.fetchData(first)
+        let transport = transport
+        var answer = try await FetchedPage.fetch(first, from: transport)
         while true {
-            switch try fetch.receive(page) {
+            switch try fetch.receive(answer.header) {
             case .beginResync:
                 try await database.write { db in try Download.startResync(db, table: table) }
                 guard let request = fetch.nextRequest else { return downloaded }
                 try Task.checkCancellation()
-                page = try await transport.fetchData(request)
-            case .apply(let application):
+                answer = try await FetchedPage.fetch(request, from: transport)
+            case .apply(var application):
                 try Task.checkCancellation()
-                // The next page is asked for while this one is applied, so that the server
-                // builds it meanwhile. A page that fails to apply (or a cancelled sync) waits
-                // for that request's answer before it throws, so that no request outlives the
-                // sync; the request is not cancelled, which URLSession on Linux does not always
-                // honour promptly (a `serialdb sync` stopped that way hung under
-                // ThreadSanitizer). Its page is dropped: the cursor stays where it committed.
-                let transport = transport
-                let next = fetch.nextRequest.map { request in Task { try await transport.fetchData(request) } }
+                // The next page is asked for while this one is read and applied, so that the
+                // server builds it meanwhile. A page that fails to read or apply (or a
+                // cancelled sync) waits for that request's answer before it throws, so that no
+                // request outlives the sync; the request is not cancelled, which URLSession on
+                // Linux does not always honour promptly (a `serialdb sync` stopped that way hung
+                // under ThreadSanitizer). Its page is dropped: the cursor stays where it committed.
+                let next = fetch.nextRequest.map { request in
+                    Task { try await FetchedPage.fetch(request, from: transport) }
+                }
                 do {
-                    downloaded += try await database.write { db in
-                        try Download.apply(db, application, ownRows: ownRows)
+                    application.page = try await answer.page()
+                    let applied = try await database.write { [application, bound] db in
+                        try Download.apply(db, application, ownRows: ownRows, bound: bound)
                     }
+                    downloaded += applied.downloaded
+                    bound = applied.bound
                     report(downloaded, state: state, progress: progress)
                     try Task.checkCancellation()
                 } catch {
@@ -378,7 +387,7 @@ public final class SyncClient: Sendable {
                     throw error
                 }
                 guard let next else { return downloaded }
-                page = try await next.value
+                answer = try await next.value
             }
         }
     }

@@ -176,14 +176,17 @@ enum SyncMetadata {
                     """, arguments: [table, jsonArray(keys)]))
     }
 
+    /// Whether any key of the table has a known server version.
+    static func hasKnownVersions(_ db: Database, table: String) throws -> Bool {
+        try db.fetchOne(
+            Bool.self, sql: "SELECT EXISTS (SELECT 1 FROM serialdb_sync_row WHERE table_name = ?)",
+            arguments: [table]) == true
+    }
+
     /// The server versions the keys of `keys` were last seen at (keys the server never had
     /// are absent).
     static func knownVersions(_ db: Database, table: String, keys: [String]) throws -> [String: Int64] {
-        guard
-            try db.fetchOne(
-                Bool.self, sql: "SELECT EXISTS (SELECT 1 FROM serialdb_sync_row WHERE table_name = ?)",
-                arguments: [table]) == true
-        else { return [:] }
+        guard try hasKnownVersions(db, table: table) else { return [:] }
         var known: [String: Int64] = [:]
         known.reserveCapacity(keys.count)
         for row in try db.fetchAll(

@@ -15,6 +15,9 @@ struct SyncedTable: Sendable {
     let columns: [Column]
     /// The primary-key columns, in key order.
     let primaryKey: [String]
+    /// The primary-key columns' affinities, in key order: every downloaded row's key is
+    /// converted by them.
+    private let keyAffinities: [ColumnAffinity]
     /// Column positions by lowercased name: a page looks up every column of every row.
     private let columnIndex: [String: Int]
     /// The statements of the per-row paths, built once per table instead of once per row.
@@ -54,8 +57,10 @@ struct SyncedTable: Sendable {
         self.name = name
         self.columns = columns
         self.primaryKey = primaryKey
-        columnIndex = Dictionary(
+        let columnIndex = Dictionary(
             columns.enumerated().map { ($1.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+        self.columnIndex = columnIndex
+        keyAffinities = primaryKey.map { columnIndex[$0.lowercased()].map { columns[$0].affinity } ?? .blob }
         let keyCondition = primaryKey.map { "\($0.quotedDatabaseIdentifier) IS ?" }.joined(separator: " AND ")
         let table = name.quotedDatabaseIdentifier
         selectRowSQL =
@@ -82,15 +87,18 @@ struct SyncedTable: Sendable {
     ///
     /// - Throws: ``SyncError/Code/invalidResponse`` when a key column is missing.
     func keyValues(of row: [String: SyncValue]) throws -> [DatabaseValue] {
-        try primaryKey.map { column -> DatabaseValue in
+        var values: [DatabaseValue] = []
+        values.reserveCapacity(primaryKey.count)
+        for (column, affinity) in zip(primaryKey, keyAffinities) {
             guard let value = Self.value(of: column, in: row) else {
                 throw SyncError(
                     .invalidResponse,
                     "A row of \(name.quotedDatabaseIdentifier) lacks its key column \(column.quotedDatabaseIdentifier)."
                 )
             }
-            return value.converted(to: self.column(named: column)?.affinity ?? .blob).databaseValue
+            values.append(value.converted(to: affinity).databaseValue)
         }
+        return values
     }
 
     /// The key columns of a key's values, for the wire.

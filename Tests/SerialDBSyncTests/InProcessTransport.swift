@@ -1,7 +1,8 @@
 import Foundation
-import SerialDBSync
 import SerialDBSyncServer
 import Synchronization
+
+@testable import SerialDBSync
 
 /// One account's way to an ``InProcessSyncServer``: each call encoded by the protocol module,
 /// answered by the real service, decoded back, with an HTTP error turned into the
@@ -29,6 +30,9 @@ final class InProcessTransport: SyncTransport {
     /// Rewrites the next fetch-data answer before the client sees it (a server of another
     /// implementation, sending rows of another shape).
     let rewriteNextPage = Mutex<(@Sendable (FetchDataResponse) -> FetchDataResponse)?>(nil)
+
+    /// Rewrites the bytes of the next fetch-data answer (an answer whose rows cannot be read).
+    let rewriteNextAnswerBytes = Mutex<(@Sendable ([UInt8]) -> [UInt8])?>(nil)
 
     init(server: InProcessSyncServer, token: String) {
         self.server = server
@@ -67,9 +71,10 @@ final class InProcessTransport: SyncTransport {
         try await hook?.action()
     }
 
-    private func perform<Request: WireCodable, Response: WireCodable>(_ call: SyncCall, _ request: Request)
-        async throws -> Response
-    {
+    /// `read` reads the answer's bytes: fetch-data's are read as ``HTTPSyncTransport`` reads them.
+    private func perform<Request: WireCodable, Response: WireCodable>(
+        _ call: SyncCall, _ request: Request, read: (Data) throws -> Response = Response.init(jsonBytes:)
+    ) async throws -> Response {
         let name = String(call.path.dropFirst(4))  // "/v1/check-update" → "check-update"
         calls.withLock { $0.append(name) }
         try await run(name, .before)
@@ -84,7 +89,7 @@ final class InProcessTransport: SyncTransport {
         }
         let response: Response
         do {
-            response = try Response(jsonBytes: answer.body)
+            response = try read(answer.body)
         } catch {
             throw SyncError(.invalidResponse, "The answer to \(name) is not the protocol's JSON.", underlying: error)
         }
@@ -105,7 +110,7 @@ final class InProcessTransport: SyncTransport {
         let bends = server.bends.withLock { $0 }
         if let cap = bends.pageCap { request.limit = min(request.limit, cap) }
         if bends.ignoresResyncing { request.resyncing = false }
-        var page: FetchDataResponse = try await perform(.fetchData, request)
+        var page = try await perform(.fetchData, request, read: FetchDataResponse.init(fetchDataBytes:))
         // A server older than protocol 1.1 neither honours "resyncing" nor sends "floor".
         if bends.ignoresResyncing { page.floor = nil }
         guard
@@ -124,5 +129,30 @@ final class InProcessTransport: SyncTransport {
             seqs.append(contentsOf: request.mutations.map { request.clientID + "|" + String($0.seq) })
         }
         return try await perform(.postData, request)
+    }
+}
+
+/// Answers are handed over as bytes, as ``HTTPSyncTransport`` hands them over, so that the
+/// client reads each page's cursor before its rows here too.
+extension InProcessTransport: FetchDataBytesTransport {
+    func fetchDataBytes(_ request: FetchDataRequest) async throws -> [UInt8] {
+        let page = try await fetchData(request)
+        var bytes = try page.jsonBytes()
+        if page.floor == nil {
+            // The writer writes every answer as protocol 1.1 does (with a floor); a server
+            // older than 1.1 sends none.
+            let floor = Array(#","floor":0}"#.utf8)
+            precondition(bytes.suffix(floor.count).elementsEqual(floor))
+            bytes.replaceSubrange((bytes.count - floor.count)..., with: Array("}".utf8))
+        }
+        let rewrite = rewriteNextAnswerBytes.withLock { rewrite in
+            defer { rewrite = nil }
+            return rewrite
+        }
+        return rewrite?(bytes) ?? bytes
+    }
+
+    func unreadableAnswer(_ error: any Error) -> any Error {
+        SyncError(.invalidResponse, "The answer to fetch-data is not the protocol's JSON.", underlying: error)
     }
 }
