@@ -58,14 +58,15 @@ public struct HTTPSyncTransport: SyncTransport {
         try await post(.fetchData, request)
     }
 
-    /// `POST /v1/post-data`.
+    /// `POST /v1/post-data`, its answer read without a JSON tree
+    /// (``PostDataResponse/init(postDataBytes:)``).
     public func postData(_ request: PostDataRequest) async throws -> PostDataResponse {
-        try await post(.postData, request)
+        try await post(.postData, request, read: PostDataResponse.init(postDataBytes:))
     }
 
-    private func post<Request: WireCodable, Response: WireCodable>(_ call: SyncCall, _ body: Request) async throws
-        -> Response
-    {
+    private func post<Request: WireCodable, Response: WireCodable>(
+        _ call: SyncCall, _ body: Request, read: (Data) throws -> Response = Response.init(jsonBytes:)
+    ) async throws -> Response {
         let path = String(call.path.dropFirst())
         var request = URLRequest(url: baseURL.appendingPathComponent(path))
         request.httpMethod = "POST"
@@ -97,7 +98,7 @@ public struct HTTPSyncTransport: SyncTransport {
                 .server, "The sync server answered \(path) with HTTP \(http.statusCode).", httpStatus: http.statusCode)
         }
         do {
-            return try Response(jsonBytes: data)
+            return try read(data)
         } catch {
             throw SyncError(
                 .invalidResponse, "The sync server's answer to \(path) is not the protocol's JSON.", underlying: error)

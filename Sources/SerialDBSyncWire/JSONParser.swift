@@ -8,8 +8,10 @@ struct JSONParser {
     /// Deeper documents are refused; the protocol needs four levels.
     static let maximumDepth = 64
 
-    private let bytes: [UInt8]
-    private var position = 0
+    // Internal, not private: the fetch-data reader (FetchDataResponse+Reader.swift) walks the
+    // same bytes with the same primitives.
+    let bytes: [UInt8]
+    var position = 0
     private var depth = 0
 
     init(_ bytes: [UInt8]) {
@@ -28,7 +30,7 @@ struct JSONParser {
         JSONParseError(message: "malformed JSON at byte \(position): \(message)")
     }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while position < bytes.count {
             switch bytes[position] {
             case 0x20, 0x09, 0x0A, 0x0D: position += 1
@@ -124,7 +126,7 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseString() throws -> String {
+    mutating func parseString() throws -> String {
         position += 1  // the opening quote
         let start = position
         // Fast path: no escapes, so the bytes between the quotes are the string; when they
@@ -215,7 +217,7 @@ struct JSONParser {
         return value
     }
 
-    private mutating func parseNumber() throws -> JSONValue {
+    mutating func parseNumber() throws -> JSONValue {
         let start = position
         var isInteger = true
         if bytes[position] == UInt8(ascii: "-") { position += 1 }
@@ -262,7 +264,7 @@ struct JSONParser {
         return value
     }
 
-    private func isDigit(_ byte: UInt8) -> Bool {
+    func isDigit(_ byte: UInt8) -> Bool {
         byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
     }
 }
