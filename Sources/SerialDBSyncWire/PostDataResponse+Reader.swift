@@ -29,6 +29,17 @@ extension PostDataResponse {
 /// What the direct reader leaves to the general one.
 private struct NotTheUsualAnswer: Error {}
 
+/// The ASCII bytes of a name, matched against string literals without making a `String`.
+private struct StaticName {
+    let bytes: ArraySlice<UInt8>
+
+    init(_ bytes: ArraySlice<UInt8>) { self.bytes = bytes }
+
+    static func ~= (pattern: StaticString, name: StaticName) -> Bool {
+        pattern.withUTF8Buffer { $0.elementsEqual(name.bytes) }
+    }
+}
+
 extension JSONParser {
     /// The whole text as a post-data answer, or a throw for anything else.
     fileprivate mutating func readPostDataResponse() throws -> PostDataResponse {
@@ -60,21 +71,55 @@ extension JSONParser {
         var error: String?
         var more = try openObject()
         while more {
-            switch try memberName() {
-            case WireName.seq.string where seq == nil: seq = try readInteger()
-            case WireName.status.string where status == nil:
-                guard let known = SyncMutationResult.Status(rawValue: try readString()) else {
-                    throw NotTheUsualAnswer()
-                }
-                status = known
-            case WireName.version.string where version == nil: version = try readInteger()
-            case WireName.error.string where error == nil: error = try readString()
+            // Names and statuses are matched on their bytes: a String for each, and one for
+            // each name matched against, cost more than the rest of the result.
+            let name = try readName()
+            skipWhitespace()
+            try expect(UInt8(ascii: ":"))
+            skipWhitespace()
+            switch name {
+            case "seq" where seq == nil: seq = try readInteger()
+            case "status" where status == nil: status = try readStatus()
+            case "version" where version == nil: version = try readInteger()
+            case "error" where error == nil: error = try readString()
             default: throw NotTheUsualAnswer()
             }
             more = try nextMember()
         }
         guard let seq, let status else { throw NotTheUsualAnswer() }
         return SyncMutationResult(seq: seq, status: status, version: version, error: error)
+    }
+
+    /// A result's member name, as the bytes between its quotes, when they hold no escape
+    /// (a name with one is left to the general reader).
+    private mutating func readName() throws -> StaticName {
+        try StaticName(readUnescaped())
+    }
+
+    /// A known status, or a throw for one the general reader must refuse.
+    private mutating func readStatus() throws -> SyncMutationResult.Status {
+        switch try readName() {
+        case "applied": return .applied
+        case "duplicate": return .duplicate
+        case "rejected": return .rejected
+        case "conflict": return .conflict
+        default: throw NotTheUsualAnswer()
+        }
+    }
+
+    /// The bytes of a string without escapes, past its closing quote.
+    private mutating func readUnescaped() throws -> ArraySlice<UInt8> {
+        guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw NotTheUsualAnswer() }
+        let start = position + 1
+        var end = start
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"),
+            bytes[end] >= 0x20, bytes[end] < 0x80
+        {
+            end += 1
+        }
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { throw NotTheUsualAnswer() }
+        position = end + 1
+        return bytes[start..<end]
     }
 
     // MARK: - Pieces
