@@ -56,25 +56,21 @@ public struct HTTPSyncTransport: SyncTransport {
     /// `POST /v1/fetch-data`, its answer read without a JSON tree
     /// (`FetchDataResponse.init(fetchDataBytes:)`).
     public func fetchData(_ request: FetchDataRequest) async throws -> FetchDataResponse {
-        let data = try await send(.fetchData, request)
-        do {
-            return try FetchDataResponse(fetchDataBytes: data)
-        } catch {
-            throw unreadableAnswer(to: .fetchData, error)
-        }
+        try await post(.fetchData, request) { try FetchDataResponse(fetchDataBytes: $0) }
     }
 
-    /// `POST /v1/post-data`.
+    /// `POST /v1/post-data`, its answer read without a JSON tree
+    /// (``PostDataResponse/init(postDataBytes:)``).
     public func postData(_ request: PostDataRequest) async throws -> PostDataResponse {
-        try await post(.postData, request)
+        try await post(.postData, request) { try PostDataResponse(postDataBytes: $0) }
     }
 
-    private func post<Request: WireCodable, Response: WireCodable>(_ call: SyncCall, _ body: Request) async throws
-        -> Response
-    {
+    private func post<Request: WireCodable, Response: WireCodable>(
+        _ call: SyncCall, _ body: Request, read: (Data) throws -> Response = { try Response(jsonBytes: $0) }
+    ) async throws -> Response {
         let data = try await send(call, body)
         do {
-            return try Response(jsonBytes: data)
+            return try read(data)
         } catch {
             throw unreadableAnswer(to: call, error)
         }

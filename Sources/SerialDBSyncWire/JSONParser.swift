@@ -8,7 +8,7 @@ struct JSONParser {
     /// Deeper documents are refused; the protocol needs four levels.
     static let maximumDepth = 64
 
-    // Internal, not private: the fetch-data reader (FetchDataResponse+Reader.swift) walks the
+    // Internal, not private: the direct readers (JSONParser+DirectReading.swift) walk the
     // same bytes with the same primitives.
     let bytes: [UInt8]
     var position = 0
