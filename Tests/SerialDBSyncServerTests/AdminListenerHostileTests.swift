@@ -17,12 +17,21 @@
         }
 
         /// The status line of the answer to `request`, sent on a connection of its own.
-        private static func statusLine(_ request: String, port: UInt16) throws -> String {
-            let connection = try RawConnection(port: port)
-            connection.send(request)
-            let answer = connection.answer() ?? ""
+        private static func statusLine(_ request: String, port: UInt16) async throws -> String {
+            let answer = try await Self.answer(to: request, port: port) ?? ""
             // "\r\n" is one Character.
             return String(answer.split(separator: "\r\n", maxSplits: 1).first ?? "")
+        }
+
+        /// The answer to `request` on a connection of its own (``RawConnection/answer(within:)``),
+        /// read on a thread of its own: the blocking reads, up to 30 s when the listener says
+        /// nothing, would hold a thread of the cooperative pool that other tests' tasks need.
+        private static func answer(to request: String, port: UInt16) async throws -> String? {
+            try await onOwnThread {
+                let connection = try RawConnection(port: port)
+                connection.send(request)
+                return connection.answer()
+            }
         }
 
         private static func expectServing(_ running: RunningSyncServer) async throws {
@@ -37,21 +46,22 @@
             let port = try Self.adminPort(running)
             for method in ["POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "BREW"] {
                 for path in ["/", "/metrics", "/healthz"] {
-                    let line = try Self.statusLine(
+                    let line = try await Self.statusLine(
                         "\(method) \(path) HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello", port: port)
                     #expect(line == "HTTP/1.1 405 Method Not Allowed", "\(method) \(path): \(line)")
                 }
             }
-            let head = try RawConnection(port: port)
-            head.send("HEAD /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-            let answer = head.answer() ?? ""
+            let answer =
+                try await Self.answer(to: "HEAD /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", port: port)
+                ?? ""
             #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer)")
             #expect(!answer.contains("# TYPE"), "HEAD has no body: \(answer)")
             // The query is not part of the path; anything else is not one of the three.
-            #expect(try Self.statusLine("GET /metrics?x=1 HTTP/1.1\r\nHost: x\r\n\r\n", port: port).contains(" 200 "))
+            #expect(
+                try await Self.statusLine("GET /metrics?x=1 HTTP/1.1\r\nHost: x\r\n\r\n", port: port).contains(" 200 "))
             for path in ["/metrics/", "//metrics", "/METRICS", "/m%C3%A9trics", "/v1/post-data", "/healthz/../metrics"]
             {
-                let line = try Self.statusLine("GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n", port: port)
+                let line = try await Self.statusLine("GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n", port: port)
                 #expect(line.contains(" 404 "), "\(path): \(line)")
             }
             try await Self.expectServing(running)
@@ -61,13 +71,18 @@
         @Test func aHugePathIsRefusedAndTheListenerAnswersAfterwards() async throws {
             let running = try Self.server()
             defer { try? running.stop() }
-            let connection = try RawConnection(port: try Self.adminPort(running))
-            connection.send("GET /" + String(repeating: "m", count: 100 * 1024) + " HTTP/1.1\r\nHost: x\r\n\r\n")
-            let answer = try #require(connection.answer(), "no answer and no close within 30 s")
+            let port = try Self.adminPort(running)
+            let answer = try #require(
+                try await Self.answer(
+                    to: "GET /" + String(repeating: "m", count: 100 * 1024) + " HTTP/1.1\r\nHost: x\r\n\r\n", port: port
+                ),
+                "no answer and no close within 30 s")
             #expect(answer.isEmpty || answer.hasPrefix("HTTP/1.1 414"), "\(answer.prefix(200))")
-            let headers = try RawConnection(port: try Self.adminPort(running))
-            headers.send("GET /metrics HTTP/1.1\r\nHost: x\r\nX-Filler: " + String(repeating: "h", count: 100 * 1024))
-            let second = try #require(headers.answer(), "no answer and no close within 30 s")
+            let second = try #require(
+                try await Self.answer(
+                    to: "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Filler: " + String(repeating: "h", count: 100 * 1024),
+                    port: port),
+                "no answer and no close within 30 s")
             #expect(second.isEmpty || second.hasPrefix("HTTP/1.1 431"), "\(second.prefix(200))")
             try await Self.expectServing(running)
         }

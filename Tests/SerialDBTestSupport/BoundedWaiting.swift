@@ -73,3 +73,21 @@ public func result<T: Sendable>(
     }
     return result.withLock { $0! }
 }
+
+/// Runs blocking `body` (a socket read, a wait on another process) on a thread of its own and
+/// suspends until it returns, at most `seconds`: an async test that blocked in place would hold
+/// one of the cooperative pool's few threads (two on a 2-core machine) for as long, and the
+/// tests running beside it, whose tasks need those threads, would wait with it.
+///
+/// - Throws: ``WaitTimeout`` when `body` did not return in time; what `body` threw.
+public func onOwnThread<T: Sendable>(
+    within seconds: Double = deadlockBound, _ body: @escaping @Sendable () throws -> T
+) async throws -> T {
+    let result = Locked<Result<T, any Error>?>(nil)
+    Thread.detachNewThread {
+        let outcome = Result { try body() }
+        result.withLock { $0 = outcome }
+    }
+    try await waitUntil(timeout: .seconds(seconds)) { result.withLock { $0 != nil } }
+    return try result.withLock { $0! }.get()
+}
