@@ -85,6 +85,9 @@ enum OnlinePreparation {
                 let outcome = try await writer.async { db in
                     try nextChunk(of: setup.copies, rows: rowsPerChunk, checkpoint: checkpoint, db)
                 }
+                // The rest follows the chunk's own time, not the progress handler's: a handler
+                // that takes a minute (a UI, a test holding the copy) must not buy two of rest.
+                let worked = clock.now - started
                 switch outcome {
                 case .copied(let done, let total):
                     progress?(
@@ -96,7 +99,7 @@ enum OnlinePreparation {
                 case .gone:
                     return try await writer.async { db in try outcomeOfVanishedCopy(step, setup, migrator, db) }
                 }
-                try await Task.sleep(for: (clock.now - started) * restFactor)
+                try await Task.sleep(for: worked * restFactor)
             }
             // The changes mirrored meanwhile are checked in chunks too, so that the swap checks
             // only those made after the last chunk.
