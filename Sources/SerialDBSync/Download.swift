@@ -114,6 +114,7 @@ enum Download {
         var changedKnown: [String: Int64?] = [:]
         changedKnown.reserveCapacity(page.changes.count)
         let upsert = try db.cachedStatement(sql: table.fullUpsertSQL)
+        var rowValues: [DatabaseValue] = []
         var downloaded = 0
         for (index, change) in page.changes.enumerated() {
             let key = keys[index]
@@ -136,7 +137,7 @@ enum Download {
                 {
                     continue
                 }
-                try table.upsert(db, row: change.row, full: upsert)
+                try table.upsert(db, row: change.row, full: upsert, reusing: &rowValues)
                 changedKnown[key] = change.version
                 if knownVersion != change.version { downloaded += 1 }
             }

@@ -125,7 +125,16 @@ struct SyncedTable: Sendable {
     /// - Throws: ``SyncError/Code/invalidResponse`` for a column this table does not have, or one
     ///   sent twice under names that differ only in case.
     func upsert(_ db: Database, row: [String: SyncValue], full: Statement? = nil) throws {
-        if let full, let values = valuesOfEveryColumn(row) {
+        var values: [DatabaseValue] = []
+        try upsert(db, row: row, full: full, reusing: &values)
+    }
+
+    /// ``upsert(_:row:full:)`` with the array the values are bound from passed in: a page
+    /// passes the same one for every row, so that its storage is allocated once per page.
+    func upsert(_ db: Database, row: [String: SyncValue], full: Statement?, reusing values: inout [DatabaseValue])
+        throws
+    {
+        if let full, valuesOfEveryColumn(row, into: &values) {
             return try full.execute(arguments: StatementArguments(values))
         }
         var present: [(position: Int, value: SyncValue)] = []
@@ -148,28 +157,27 @@ struct SyncedTable: Sendable {
                 "The server sent column \(columns[next.position].name.quotedDatabaseIdentifier) of table "
                     + "\(name.quotedDatabaseIdentifier) twice in one row, under names that differ only in case.")
         }
-        let values = present.map { $0.value.converted(to: columns[$0.position].affinity).databaseValue }
+        let presentValues = present.map { $0.value.converted(to: columns[$0.position].affinity).databaseValue }
         let sql =
             present.count == columns.count
             ? fullUpsertSQL
             : Self.upsertSQL(table: name, columns: present.map { columns[$0.position].name }, primaryKey: primaryKey)
-        try db.execute(sql: sql, arguments: StatementArguments(values))
+        try db.execute(sql: sql, arguments: StatementArguments(presentValues))
     }
 
-    /// The values of a row that holds exactly this table's columns under their own names (what
-    /// the server sends), in column order and converted, or `nil` for any other row: one hash
-    /// lookup per column instead of a lowercased name and a sort.
-    /// (Built as existentials: an array of `DatabaseValue` cast to them costs a dynamic cast
-    /// per value.)
-    private func valuesOfEveryColumn(_ row: [String: SyncValue]) -> [(any DatabaseValueConvertible)?]? {
-        guard row.count == columns.count else { return nil }
-        var values: [(any DatabaseValueConvertible)?] = []
+    /// Puts in `values` the values of a row that holds exactly this table's columns under their
+    /// own names (what the server sends), in column order and converted; `false` for any other
+    /// row. One hash lookup per column instead of a lowercased name and a sort; the values stay
+    /// ``DatabaseValue``s, which ``StatementArguments`` binds without boxing them.
+    private func valuesOfEveryColumn(_ row: [String: SyncValue], into values: inout [DatabaseValue]) -> Bool {
+        values.removeAll(keepingCapacity: true)
+        guard row.count == columns.count else { return false }
         values.reserveCapacity(columns.count)
         for column in columns {
-            guard let value = row[column.name] else { return nil }
+            guard let value = row[column.name] else { return false }
             values.append(value.converted(to: column.affinity).databaseValue)
         }
-        return values
+        return true
     }
 
     /// `INSERT INTO t(cols) VALUES (?, ...) ON CONFLICT(key) DO UPDATE SET` the other columns.

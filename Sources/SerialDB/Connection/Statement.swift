@@ -152,10 +152,11 @@ public final class Statement {
         sqlite3_reset(handle)
         lookupNeedsCheck = true
         try database.checkCanRun(self)
-        if !arguments.named.isEmpty {
-            try bind(named: arguments.named)
-        } else {
-            try bind(positional: arguments.positional)
+        switch arguments.storage {
+        case .positional(let values): try bind(positional: values)
+        case .values(let values): try bind(values: values)
+        case .named(let values) where values.isEmpty: try bind(positional: [])
+        case .named(let values): try bind(named: values)
         }
     }
 
@@ -190,6 +191,19 @@ public final class Statement {
             for offset in 0..<buffer.count {
                 let index = Int32(offset + 1)
                 let code = base[offset]?.bind(to: handle, at: index) ?? sqlite3_bind_null(handle, index)
+                if code != SQLITE_OK { return code }
+            }
+            return SQLITE_OK
+        }
+        if code != SQLITE_OK { throw database.error(code: code, statement: self) }
+    }
+
+    /// Binds exactly `parameterCount` values by their case, with no existential on the way.
+    func bind(values: [DatabaseValue]) throws {
+        guard values.count == Int(parameterCount) else { throw argumentCountError(given: values.count) }
+        let code = values.withUnsafeBufferPointer { buffer -> Int32 in
+            for offset in buffer.indices {
+                let code = buffer[offset].bind(to: handle, at: Int32(offset + 1))
                 if code != SQLITE_OK { return code }
             }
             return SQLITE_OK
