@@ -37,6 +37,25 @@ struct FetchDataReaderTests {
         #expect(direct.changes[0].row["m"] == .integer(.max))
     }
 
+    @Test("rows that widen and narrow within a page are each read whole")
+    func rowsOfChangingWidthsReadWhole() throws {
+        // Each row's dictionary is sized by the row before it: a wider row must still grow.
+        let widths = [1, 6, 0, 3, 40, 2]
+        let changes = widths.enumerated().map { index, width in
+            SyncChange(
+                version: Int64(index + 1), deleted: false,
+                row: Dictionary(
+                    uniqueKeysWithValues: (0..<width).map { ("c\($0) é", SyncValue.text("v\(index)-\($0)")) }))
+        }
+        let page = FetchDataResponse(
+            table: "t", changes: changes, version: Int64(widths.count), hasMore: false, resync: false, floor: 0)
+        let bytes = try page.jsonBytes()
+        let direct = try #require(FetchDataResponse.readDirectly(bytes))
+        #expect(direct.changes.map(\.row.count) == widths)
+        #expect(direct == page)
+        try expectSkimmedTheSame(bytes)
+    }
+
     @Test(
         "hand-written answers read as the general reader reads them",
         arguments: [
