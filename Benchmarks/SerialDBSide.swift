@@ -34,6 +34,26 @@ enum SerialDBSide {
         return try finish(queue, path: path, elapsed: elapsed, operations: operations)
     }
 
+    /// `insertOneTransaction` with each row's values built as `[DatabaseValue]` and bound
+    /// through `StatementArguments`.
+    static func insertValuesOneTransaction(path: String, rows: Int) throws -> SideRun {
+        let queue = try openWithTable(path: path)
+        var operations = 0
+        let elapsed = try ContinuousClock().measure {
+            try queue.write { db in
+                let insert = try db.cachedStatement(sql: insertSQL)
+                for i in 1...rows {
+                    let values: [DatabaseValue] = [
+                        .integer(Int64(i)), .integer(Int64(i)), .text("row-\(i)"), .real(Double(i) * 0.5),
+                    ]
+                    try insert.execute(arguments: StatementArguments(values))
+                    operations += 1
+                }
+            }
+        }
+        return try finish(queue, path: path, elapsed: elapsed, operations: operations)
+    }
+
     static func smallTransactions(path: String, count: Int) throws -> SideRun {
         let queue = try openWithTable(path: path)
         var operations = 0

@@ -18,6 +18,13 @@ enum WorkloadCatalog {
                 name: "insert_one_tx", operations: rows, expected: .rows(rows, operations: rows), target: 1.15,
                 serialDB: { try SerialDBSide.insertOneTransaction(path: $0, rows: rows) },
                 rawC: { try RawCSide.insertOneTransaction(path: $0, rows: rows) }),
+            // The same rows bound from an array of DatabaseValue, the way the library's own row
+            // paths (sync downloads, table copies) bind them.
+            Workload(
+                name: "insert_values_one_tx", operations: rows, expected: .rows(rows, operations: rows),
+                target: nil,
+                serialDB: { try SerialDBSide.insertValuesOneTransaction(path: $0, rows: rows) },
+                rawC: { try RawCSide.insertOneTransaction(path: $0, rows: rows) }),
             Workload(
                 name: "small_txs", operations: smallTransactions,
                 expected: .rows(smallTransactions, operations: smallTransactions), target: 1.15,
