@@ -167,18 +167,41 @@ struct SyncedTable: Sendable {
 
     /// Puts in `values` the values of a row that holds exactly this table's columns under their
     /// own names (what the server sends), in column order and converted; `false` for any other
-    /// row. One hash lookup per column instead of a lowercased name and a sort; the values stay
-    /// ``DatabaseValue``s, which ``StatementArguments`` binds without boxing them.
+    /// row. No lowercased name and no sort; the values stay ``DatabaseValue``s, which
+    /// ``StatementArguments`` binds without boxing them.
+    ///
+    /// Up to `scanLimit` columns each of the row's names is found by comparing it with the
+    /// column names, from the column after the last one found (a name the parser read is most
+    /// often a small string, compared in two words): cheaper than hashing it. Every name found
+    /// at a distinct column, and as many names as columns, means every column is there.
     private func valuesOfEveryColumn(_ row: [String: SyncValue], into values: inout [DatabaseValue]) -> Bool {
         values.removeAll(keepingCapacity: true)
-        guard row.count == columns.count else { return false }
-        values.reserveCapacity(columns.count)
-        for column in columns {
-            guard let value = row[column.name] else { return false }
-            values.append(value.converted(to: column.affinity).databaseValue)
+        let count = columns.count
+        guard row.count == count else { return false }
+        guard count <= Self.scanLimit else {
+            for column in columns {
+                guard let value = row[column.name] else { return false }
+                values.append(value.converted(to: column.affinity).databaseValue)
+            }
+            return true
+        }
+        values.append(contentsOf: repeatElement(.null, count: count))
+        var position = 0
+        for (name, value) in row {
+            var scanned = 0
+            while columns[position].name != name {
+                scanned += 1
+                guard scanned < count else { return false }
+                position = position + 1 == count ? 0 : position + 1
+            }
+            values[position] = value.converted(to: columns[position].affinity).databaseValue
+            position = position + 1 == count ? 0 : position + 1
         }
         return true
     }
+
+    /// The widest row whose names ``valuesOfEveryColumn(_:into:)`` finds by comparing them.
+    private static let scanLimit = 16
 
     /// `INSERT INTO t(cols) VALUES (?, ...) ON CONFLICT(key) DO UPDATE SET` the other columns.
     private static func upsertSQL(table: String, columns: [String], primaryKey: [String]) -> String {

@@ -29,6 +29,24 @@ struct DownloadedRowShapeTests {
         #expect(body == "kept")
     }
 
+    @Test("a downloaded row with every column, one named in another case, writes every column")
+    func everyColumnInAnotherCaseIsWrittenWhole() async throws {
+        let directory = try TemporaryDirectory()
+        let (_, phone, laptop) = try await twoDevicesWithNoteA1(in: directory)
+        _ = try await laptop.client.sync()
+
+        // As many names as columns, one not spelled as the column: not the full row's fast path.
+        try await rewriteServerRow(
+            phone, laptop, id: "a1", to: ["body": .text("new body"), "TITLE": .text("renamed"), "id": .text("a1")])
+        let report = try await laptop.client.sync()
+
+        #expect(report.downloaded == 1)
+        let values = try await laptop.queue.read { db in
+            try db.fetchOne(Row.self, sql: "SELECT title, body FROM note WHERE id = 'a1'").map { [$0[0], $0[1]] }
+        }
+        #expect(values == [.text("renamed"), .text("new body")])
+    }
+
     @Test("a downloaded row naming one column twice, in two cases, is refused and its page changes nothing")
     func duplicateColumnIsRefused() async throws {
         let directory = try TemporaryDirectory()
