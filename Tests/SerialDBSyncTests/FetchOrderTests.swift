@@ -26,8 +26,12 @@ struct FetchOrderTests {
         let laptop = try Device(.file, in: directory, name: "laptop", server: server, pageSize: 100)
         _ = try await phone.client.sync()
         try await phone.queue.write { db in
-            for z in 1...3 { try db.execute(sql: "INSERT INTO \"Zöne\" VALUES (?, ?)", arguments: ["z\(z)", "zone \(z)"]) }
-            for a in 1...250 { try db.execute(sql: "INSERT INTO apple VALUES (?, ?)", arguments: [a, "z\(a % 3 + 1)"]) }
+            for z in 1...3 {
+                try db.execute(sql: "INSERT INTO \"Zöne\" VALUES (?, ?)", arguments: ["z\(z)", "zone \(z)"])
+            }
+            for a in 1...250 {
+                try db.execute(sql: "INSERT INTO apple VALUES (?, ?)", arguments: [a, "z\(a % 3 + 1)"])
+            }
         }
         #expect(try await phone.client.sync().uploaded == 253)
         let report = try await laptop.client.sync()
