@@ -67,6 +67,8 @@ enum Download {
                 try applyRows(db, application, ownRows: ownRows, highestKnown: highestKnown)
             }
         }
+        try BrokenForeignKeys.check(
+            db, writing: "a downloaded page of \(application.page.table.quotedDatabaseIdentifier)")
         return Applied(
             downloaded: downloaded,
             bound: try highest.map {
@@ -81,7 +83,8 @@ enum Download {
         _ db: Database, _ application: TableFetch.PageApplication, ownRows: [String: Int64], highestKnown: Int64?
     ) throws -> (Int, Int64?) {
         let page = application.page
-        // Rows of one page may refer to rows of a later page or table.
+        // A row may refer to one later in the page; tables come parents first (FetchOrder),
+        // and what is still broken when the page is written is told by BrokenForeignKeys.
         try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
         let table = try SyncedTable(db, name: page.table)
         var keys: [String] = []
