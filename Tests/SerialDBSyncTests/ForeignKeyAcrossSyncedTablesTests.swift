@@ -8,12 +8,12 @@ import Testing
 /// A known defect, pinned: the server does not check foreign keys between synced tables
 /// (its scratch database for row checks holds one table, with foreign keys off), so two
 /// devices that delete a parent and insert a child of it at the same time leave the server
-/// with a child whose parent is gone. Every device that then downloads the child fails its
-/// page's COMMIT on the foreign key, every sync, and the device that inserted it loses it
+/// with a child whose parent is gone. Every device that then downloads the child is refused
+/// that page (`brokenForeignKey`), every sync, and the device that inserted it loses it
 /// locally to the cascade of the downloaded delete while the server keeps it.
 ///
 /// `withKnownIssue` fails this test once the defect is fixed: then turn the expectations into
-/// plain ones (README, "Foreign keys between synced tables").
+/// plain ones (README, "Foreign keys").
 @Suite("Foreign keys between synced tables", .timeLimit(.minutes(2)))
 struct ForeignKeyAcrossSyncedTablesTests {
     private static let folder = InProcessSyncServer.Table(
