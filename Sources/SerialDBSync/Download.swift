@@ -104,11 +104,13 @@ enum Download {
         if highestKnown == nil, try !SyncMetadata.hasKnownVersions(db, table: table.name) {
             highestKnown = .min
         }
-        let known: [String: Int64]
+        let known: SyncMetadata.KnownVersions
         if let highestKnown, page.changes.allSatisfy({ $0.version > highestKnown }) {
-            known = [:]
+            known = .none
         } else {
-            known = try SyncMetadata.knownVersions(db, table: table.name, keys: keys)
+            // This sync's own rows are expected at the versions its upload recorded: the
+            // lookup then returns only the keys whose entry says otherwise.
+            known = try SyncMetadata.knownVersions(db, table: table.name, keys: keys, expected: ownRows)
         }
         // The page's own changes, by key: a key the page holds twice meets its earlier change.
         var changedKnown: [String: Int64?] = [:]
