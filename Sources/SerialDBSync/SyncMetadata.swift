@@ -183,67 +183,22 @@ enum SyncMetadata {
             arguments: [table]) == true
     }
 
-    /// The server versions keys were last seen at, read as the differences from versions the
-    /// caller expected: ``subscript(_:)`` answers for every key looked up.
-    struct KnownVersions {
-        /// The versions the caller expected, for the keys where SQLite found them.
-        private var expected: [String: Int64] = [:]
-        /// Every key whose version is not the one expected (`nil`: the server never had it, or
-        /// deleted it), and every key that has a version without an expectation.
-        private var differing: [String: Int64?] = [:]
-
-        /// No key has a known version.
-        static let none = KnownVersions()
-
-        /// Whether no key has a known version.
-        var isEmpty: Bool { expected.isEmpty && differing.isEmpty }
-
-        /// The version `key` was last seen at, or `nil` when the server never had it.
-        subscript(key: String) -> Int64? {
-            if let differs = differing[key] { return differs }
-            return expected[key]
-        }
-
-        fileprivate init() {}
-
-        fileprivate init(expected: [String: Int64], differing: [String: Int64?]) {
-            self.expected = expected
-            self.differing = differing
-        }
-    }
-
     /// The server versions the keys of `keys` were last seen at (keys the server never had
-    /// are absent). `expected` are the versions the caller believes some of them have (the
-    /// ones this sync's upload recorded): SQLite compares them with the entries and returns
-    /// only the keys that differ, so that a page of rows this device just uploaded brings
-    /// back no row from the lookup, yet a version changed since (by another connection, a
-    /// settle, a download) is still read.
-    static func knownVersions(
-        _ db: Database, table: String, keys: [String], expected: [String: Int64] = [:]
-    ) throws -> KnownVersions {
-        guard try hasKnownVersions(db, table: table) else { return .none }
-        // {"key": expected version or null, ...}, in page order (a key twice: the same value).
-        var page = JSONWriter(capacity: keys.count * 32 + 2)
-        page.raw("{")
-        for (index, key) in keys.enumerated() {
-            if index > 0 { page.raw(",") }
-            page.string(key)
-            page.raw(":")
-            if let version = expected[key] { page.integer(version) } else { page.raw("null") }
-        }
-        page.raw("}")
-        var differing: [String: Int64?] = [:]
+    /// are absent).
+    static func knownVersions(_ db: Database, table: String, keys: [String]) throws -> [String: Int64] {
+        guard try hasKnownVersions(db, table: table) else { return [:] }
+        var known: [String: Int64] = [:]
+        known.reserveCapacity(keys.count)
         for row in try db.fetchAll(
             Row.self,
             sql: """
-                SELECT page.key, known.version FROM json_each(?2) AS page LEFT JOIN serialdb_sync_row AS known
-                ON known.table_name = ?1 AND known.key = page.key
-                WHERE known.version IS NOT page.value
-                """, arguments: [table, page.string])
+                SELECT known.key, known.version FROM json_each(?2) AS page CROSS JOIN serialdb_sync_row AS known
+                WHERE known.table_name = ?1 AND known.key = page.value
+                """, arguments: [table, jsonArray(keys)])
         {
-            differing[try row.decode(String.self, at: 0)] = try row.decode(Int64?.self, at: 1)
+            known[try row.decode(String.self, at: 0)] = try row.decode(Int64.self, at: 1)
         }
-        return KnownVersions(expected: expected, differing: differing)
+        return known
     }
 
     /// Records the new server versions of keys (`nil`: deleted, the key is new again), two

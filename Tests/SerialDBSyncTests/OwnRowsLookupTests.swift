@@ -6,87 +6,219 @@ import Testing
 
 @testable import SerialDBSync
 
-/// The fetch after an upload looks the page's keys up as differences from the versions the
-/// upload recorded (`SyncMetadata.knownVersions(_:table:keys:expected:)`): only the keys whose
-/// entry says otherwise come back. An entry changed since the upload (another client of the
-/// same database downloaded a newer version) must still decide, never the upload's memory.
-@Suite("The known versions of the rows a sync uploaded", .serialized, .timeLimit(.minutes(5)))
+/// A transport to the real server that runs a hook once, after the next fetch-data answer
+/// arrived and before the client gets it.
+final class AfterFetchHookTransport: SyncTransport {
+    private let base: HTTPSyncTransport
+    let afterNextFetch = Mutex<(@Sendable () async throws -> Void)?>(nil)
+
+    init(_ base: HTTPSyncTransport) {
+        self.base = base
+    }
+
+    func checkUpdate(_ request: CheckUpdateRequest) async throws -> CheckUpdateResponse {
+        try await base.checkUpdate(request)
+    }
+
+    func fetchSchema(_ request: FetchSchemaRequest) async throws -> FetchSchemaResponse {
+        try await base.fetchSchema(request)
+    }
+
+    func postData(_ request: PostDataRequest) async throws -> PostDataResponse {
+        try await base.postData(request)
+    }
+
+    func fetchData(_ request: FetchDataRequest) async throws -> FetchDataResponse {
+        let page = try await base.fetchData(request)
+        if let hook = afterNextFetch.withLock({ hook in
+            defer { hook = nil }
+            return hook
+        }) {
+            try await hook()
+        }
+        return page
+    }
+}
+
+/// The fetch after an upload leaves alone, without looking their keys up, the rows this sync
+/// uploaded that come back at the version the server answered for them
+/// (`Download.isOwnRow`). Another version of such a key is decided as any change: another
+/// device wrote it in between, or another client of the database applied a newer state.
+@Suite("The rows a sync uploaded, fetched back", .serialized, .timeLimit(.minutes(5)))
 struct OwnRowsLookupTests {
     private static func key(_ db: Database, _ id: String) throws -> String {
         try CanonicalKey.make(db, values: [.text(id)])
     }
 
-    @Test("the lookup returns the entries as stored, whatever was expected of them")
-    func lookupAgainstExpectations() throws {
-        let directory = try TemporaryDirectory()
-        let queue = try DatabaseQueue(path: directory.path("device.sqlite"))
-        defer { try? queue.close() }
-        try queue.write { db in
-            _ = try SyncMetadata.install(db)
-            let key = { (id: String) in try Self.key(db, id) }
-            // Entries: a at 5, b at 7, d at 9; c and e have none.
-            for (id, version) in [("a", Int64(5)), ("b", 7), ("d", 9)] {
-                try SyncMetadata.setKnownVersion(db, table: "note", key: try key(id), version: version)
-            }
-            // Another table's entry for c must not answer for note's c.
-            try SyncMetadata.setKnownVersion(db, table: "other", key: try key("c"), version: 3)
-            let keys = try ["a", "b", "c", "d", "e", "a"].map(key)
-            let expected = [try key("a"): Int64(5), try key("b"): 6, try key("c"): 3]
-            let known = try SyncMetadata.knownVersions(db, table: "note", keys: keys, expected: expected)
-            #expect(try known[key("a")] == 5, "as expected")
-            #expect(try known[key("b")] == 7, "the entry differs from the expectation: the entry decides")
-            #expect(try known[key("c")] == nil, "expected, but the entry is gone")
-            #expect(try known[key("d")] == 9, "no expectation: read")
-            #expect(try known[key("e")] == nil)
-            #expect(!known.isEmpty)
-            let plain = try SyncMetadata.knownVersions(db, table: "note", keys: keys)
-            for id in ["a", "b", "c", "d", "e"] {
-                #expect(try plain[key(id)] == known[key(id)], "\(id): the same answer without expectations")
-            }
-            // A table without entries has none, expectations or not.
-            let none = try SyncMetadata.knownVersions(db, table: "empty", keys: keys, expected: expected)
-            #expect(none.isEmpty)
-            #expect(try none[key("a")] == nil)
+    private struct Devices {
+        let directory: TemporaryDirectory
+        let server: SyncServerProcess
+        let phone: DatabaseQueue
+        let laptop: DatabaseQueue
+        let laptopClient: SyncClient
+
+        func close() async throws {
+            try await phone.close()
+            try await laptop.close()
+            try await server.stop()
         }
+    }
+
+    /// A server, a phone and a laptop that synced a seed row (cursors above 0: the fetch after
+    /// an upload is incremental), and n1 inserted on the phone, not uploaded. The phone's
+    /// note writes are logged in `note_writes`.
+    private func devices(_ kind: ServerStoreKind, phone transport: (SyncServerProcess) -> any SyncTransport)
+        async throws -> (Devices, SyncClient)
+    {
+        let directory = try TemporaryDirectory()
+        let server = try await SyncServerProcess(in: directory, store: try kind.storeArguments(in: directory))
+        let phone = try DatabaseQueue(path: directory.path("phone.sqlite"))
+        let phoneClient = try SyncClient(queue: phone, transport: transport(server))
+        let laptop = try DatabaseQueue(path: directory.path("laptop.sqlite"))
+        let laptopClient = try SyncClient(queue: laptop, transport: server.transport())
+        _ = try await phoneClient.sync()
+        _ = try await laptopClient.sync()
+        try await laptop.write { db in try db.execute(sql: "INSERT INTO note(id, title) VALUES ('seed', 's')") }
+        _ = try await laptopClient.sync()
+        #expect(try await phoneClient.sync().downloaded == 1)
+        try await phone.write { db in
+            try db.execute(sql: "CREATE TABLE note_writes(id TEXT NOT NULL, op TEXT NOT NULL)")
+            for op in ["insert", "update", "delete"] {
+                try db.execute(
+                    sql: """
+                        CREATE TRIGGER note_\(op)d AFTER \(op.uppercased()) ON note
+                        BEGIN INSERT INTO note_writes VALUES (\(op == "delete" ? "OLD" : "NEW").id, '\(op)'); END
+                        """)
+            }
+            try db.execute(sql: "INSERT INTO note(id, title) VALUES ('n1', 'phone''s')")
+        }
+        let devices = Devices(
+            directory: directory, server: server, phone: phone, laptop: laptop, laptopClient: laptopClient)
+        return (devices, phoneClient)
+    }
+
+    private func writes(_ queue: DatabaseQueue) async throws -> [String] {
+        try await queue.read { db in
+            try db.fetchAll(String.self, sql: "SELECT id || ' ' || op FROM note_writes ORDER BY rowid")
+        }
+    }
+
+    private func state(_ queue: DatabaseQueue) async throws -> (title: String?, known: Int64?, cursor: Int64?) {
+        try await queue.read { db in
+            (
+                try db.fetchOne(String.self, sql: "SELECT title FROM note WHERE id = 'n1'"),
+                try SyncMetadata.knownVersion(db, table: "note", key: try Self.key(db, "n1")),
+                try db.fetchOne(Int64.self, sql: "SELECT Version FROM TableVersion WHERE TableName = 'note'")
+            )
+        }
+    }
+
+    @Test("a row uploaded comes back at its version: not written again", arguments: ServerStoreKind.allCases)
+    func ownRowNotWrittenAgain(_ kind: ServerStoreKind) async throws {
+        let (devices, phoneClient) = try await devices(kind) { RecordingTransport($0.transport()) }
+        let report = try await phoneClient.sync()
+        #expect(report.uploaded == 1)
+        #expect(report.downloaded == 0)
+        #expect(try await writes(devices.phone) == ["n1 insert"])
+        let (title, known, cursor) = try await state(devices.phone)
+        #expect(title == "phone's")
+        #expect(try #require(cursor) >= #require(known))
+        try await devices.close()
+    }
+
+    @Test(
+        "a row uploaded, then changed by another device before the fetch: the other device's row is applied",
+        arguments: ServerStoreKind.allCases)
+    func ownRowChangedByAnotherDevice(_ kind: ServerStoreKind) async throws {
+        let transport = Mutex<RecordingTransport?>(nil)
+        let (devices, phoneClient) = try await devices(kind) { server in
+            let recording = RecordingTransport(server.transport())
+            transport.withLock { $0 = recording }
+            return recording
+        }
+        let laptop = devices.laptop
+        let laptopClient = devices.laptopClient
+        try #require(transport.withLock { $0 }).beforeFirstFetch.withLock {
+            $0 = {
+                #expect(try await laptopClient.sync().downloaded == 1)
+                try await laptop.write { db in
+                    try db.execute(sql: "UPDATE note SET title = 'laptop''s' WHERE id = 'n1'")
+                }
+                #expect(try await laptopClient.sync().uploaded == 1)
+            }
+        }
+        let report = try await phoneClient.sync()
+        #expect(report.uploaded == 1)
+        #expect(report.downloaded == 1)
+        #expect(try await writes(devices.phone) == ["n1 insert", "n1 update"])
+        let (title, known, _) = try await state(devices.phone)
+        #expect(title == "laptop's")
+        let laptopKnown = try await laptop.read { db in
+            try SyncMetadata.knownVersion(db, table: "note", key: try Self.key(db, "n1"))
+        }
+        #expect(known == laptopKnown)
+        try await devices.close()
+    }
+
+    @Test(
+        "a row uploaded whose page is overtaken by a delete another client of the database applied stays deleted",
+        arguments: ServerStoreKind.allCases, [false, true])
+    func ownRowDeletedByAnotherClient(_ kind: ServerStoreKind, throughAnotherConnection: Bool) async throws {
+        let transport = Mutex<AfterFetchHookTransport?>(nil)
+        let (devices, phoneClient) = try await devices(kind) { server in
+            let hooked = AfterFetchHookTransport(server.transport())
+            transport.withLock { $0 = hooked }
+            return hooked
+        }
+        let path = devices.directory.path("phone.sqlite")
+        let secondQueue = throughAnotherConnection ? try DatabaseQueue(path: path) : devices.phone
+        let second = try SyncClient(queue: secondQueue, transport: devices.server.transport())
+        let laptop = devices.laptop
+        let laptopClient = devices.laptopClient
+        // The phone's page holds n1 as uploaded; before it is applied, the laptop deletes n1
+        // and another client of the phone's database applies that delete.
+        try #require(transport.withLock { $0 }).afterNextFetch.withLock {
+            $0 = {
+                #expect(try await laptopClient.sync().downloaded == 1)
+                try await laptop.write { db in try db.execute(sql: "DELETE FROM note WHERE id = 'n1'") }
+                #expect(try await laptopClient.sync().uploaded == 1)
+                #expect(try await second.sync().downloaded == 1)
+            }
+        }
+        let report = try await phoneClient.sync()
+        #expect(report.uploaded == 1)
+        #expect(report.downloaded == 0, "the stale page did not bring n1 back")
+        #expect(try await writes(devices.phone) == ["n1 insert", "n1 delete"])
+        #expect(try await state(devices.phone).title == nil)
+        // The next sync finds the delete applied and changes nothing.
+        let next = try await phoneClient.sync()
+        #expect(next.downloaded == 0)
+        #expect(try await writes(devices.phone) == ["n1 insert", "n1 delete"])
+        let (title, known, _) = try await state(devices.phone)
+        #expect(title == nil && known == nil)
+        if throughAnotherConnection { try await secondQueue.close() }
+        try await devices.close()
     }
 
     @Test(
         "a row uploaded, then changed elsewhere and downloaded by another client of the database, is not written again",
         arguments: ServerStoreKind.allCases, [false, true])
     func ownRowDownloadedNewerByAnotherClient(_ kind: ServerStoreKind, throughAnotherConnection: Bool) async throws {
-        let directory = try TemporaryDirectory()
-        let server = try await SyncServerProcess(in: directory, store: try kind.storeArguments(in: directory))
-        let phoneTransport = RecordingTransport(server.transport())
-        let phone = try DatabaseQueue(path: directory.path("phone.sqlite"))
-        let phoneClient = try SyncClient(queue: phone, transport: phoneTransport)
-        let laptop = try DatabaseQueue(path: directory.path("laptop.sqlite"))
-        let laptopClient = try SyncClient(queue: laptop, transport: server.transport())
-        _ = try await phoneClient.sync()
-        _ = try await laptopClient.sync()
-        // A cursor above 0: the fetch after the upload is incremental, and a change at the
-        // version known is not written.
-        try await laptop.write { db in try db.execute(sql: "INSERT INTO note(id, title) VALUES ('seed', 's')") }
-        _ = try await laptopClient.sync()
-        #expect(try await phoneClient.sync().downloaded == 1)
-        try await phone.write { db in
-            try db.execute(sql: "CREATE TABLE note_writes(id TEXT NOT NULL, op TEXT NOT NULL)")
-            try db.execute(
-                sql:
-                    "CREATE TRIGGER note_updated AFTER UPDATE ON note BEGIN INSERT INTO note_writes VALUES (NEW.id, 'update'); END"
-            )
-            try db.execute(
-                sql:
-                    "CREATE TRIGGER note_inserted AFTER INSERT ON note BEGIN INSERT INTO note_writes VALUES (NEW.id, 'insert'); END"
-            )
-            try db.execute(sql: "INSERT INTO note(id, title) VALUES ('n1', 'phone''s')")
+        let transport = Mutex<RecordingTransport?>(nil)
+        let (devices, phoneClient) = try await devices(kind) { server in
+            let recording = RecordingTransport(server.transport())
+            transport.withLock { $0 = recording }
+            return recording
         }
-        let secondQueue = throughAnotherConnection ? try DatabaseQueue(path: directory.path("phone.sqlite")) : phone
-        let second = try SyncClient(queue: secondQueue, transport: server.transport())
+        let path = devices.directory.path("phone.sqlite")
+        let secondQueue = throughAnotherConnection ? try DatabaseQueue(path: path) : devices.phone
+        let second = try SyncClient(queue: secondQueue, transport: devices.server.transport())
+        let laptop = devices.laptop
+        let laptopClient = devices.laptopClient
         // Once the upload is settled, before the fetch: the laptop changes n1, and another
         // client of the phone's database downloads that change (its entry moves past the
         // version the upload recorded).
-        let writesBeforeFetch = Mutex(-1)
-        phoneTransport.beforeFirstFetch.withLock {
+        try #require(transport.withLock { $0 }).beforeFirstFetch.withLock {
             $0 = {
                 #expect(try await laptopClient.sync().downloaded == 1)
                 try await laptop.write { db in
@@ -94,35 +226,20 @@ struct OwnRowsLookupTests {
                 }
                 #expect(try await laptopClient.sync().uploaded == 1)
                 #expect(try await second.sync().downloaded == 1)
-                let written = try await phone.read { db in
-                    try db.fetchOne(Int.self, sql: "SELECT count(*) FROM note_writes") ?? -1
-                }
-                writesBeforeFetch.withLock { $0 = written }
             }
         }
         let report = try await phoneClient.sync()
-        if throughAnotherConnection { try await secondQueue.close() }
         #expect(report.uploaded == 1)
         #expect(report.downloaded == 0, "the other client downloaded the laptop's change; this fetch found it applied")
-        let (writes, title, known, cursor) = try await phone.read { db in
-            (
-                try db.fetchAll(String.self, sql: "SELECT id || ' ' || op FROM note_writes ORDER BY rowid"),
-                try db.fetchOne(String.self, sql: "SELECT title FROM note WHERE id = 'n1'"),
-                try SyncMetadata.knownVersion(db, table: "note", key: try Self.key(db, "n1")),
-                try db.fetchOne(Int64.self, sql: "SELECT Version FROM TableVersion WHERE TableName = 'note'")
-            )
-        }
-        let before = writesBeforeFetch.withLock { $0 }
-        #expect(before == 2, "the phone's insert and the other client's update of n1")
-        #expect(writes.count == before, "the fetch wrote n1 again: \(writes)")
+        #expect(try await writes(devices.phone) == ["n1 insert", "n1 update"], "the other client's write only")
+        let (title, known, cursor) = try await state(devices.phone)
         #expect(title == "laptop's")
         let laptopKnown = try await laptop.read { db in
             try SyncMetadata.knownVersion(db, table: "note", key: try Self.key(db, "n1"))
         }
         #expect(known == laptopKnown)
         #expect(try #require(cursor) >= #require(known))
-        try await phone.close()
-        try await laptop.close()
-        try await server.stop()
+        if throughAnotherConnection { try await secondQueue.close() }
+        try await devices.close()
     }
 }
