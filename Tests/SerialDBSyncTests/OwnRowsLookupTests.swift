@@ -1,44 +1,9 @@
 import Foundation
 import SerialDB
 import SerialDBTestSupport
-import Synchronization
 import Testing
 
 @testable import SerialDBSync
-
-/// A transport to the real server that runs a hook once, after the next fetch-data answer
-/// arrived and before the client gets it.
-final class AfterFetchHookTransport: SyncTransport {
-    private let base: HTTPSyncTransport
-    let afterNextFetch = Mutex<(@Sendable () async throws -> Void)?>(nil)
-
-    init(_ base: HTTPSyncTransport) {
-        self.base = base
-    }
-
-    func checkUpdate(_ request: CheckUpdateRequest) async throws -> CheckUpdateResponse {
-        try await base.checkUpdate(request)
-    }
-
-    func fetchSchema(_ request: FetchSchemaRequest) async throws -> FetchSchemaResponse {
-        try await base.fetchSchema(request)
-    }
-
-    func postData(_ request: PostDataRequest) async throws -> PostDataResponse {
-        try await base.postData(request)
-    }
-
-    func fetchData(_ request: FetchDataRequest) async throws -> FetchDataResponse {
-        let page = try await base.fetchData(request)
-        if let hook = afterNextFetch.withLock({ hook in
-            defer { hook = nil }
-            return hook
-        }) {
-            try await hook()
-        }
-        return page
-    }
-}
 
 /// The fetch after an upload leaves alone, without looking their keys up, the rows this sync
 /// uploaded that come back at the version the server answered for them
@@ -50,12 +15,19 @@ struct OwnRowsLookupTests {
         try CanonicalKey.make(db, values: [.text(id)])
     }
 
-    private struct Devices {
+    private struct Devices: Sendable {
         let directory: TemporaryDirectory
         let server: SyncServerProcess
         let phone: DatabaseQueue
         let laptop: DatabaseQueue
         let laptopClient: SyncClient
+
+        /// The laptop downloads n1, changes it with `sql` and uploads that.
+        func laptopChangesN1(_ sql: String) async throws {
+            #expect(try await laptopClient.sync().downloaded == 1)
+            try await laptop.write { db in try db.execute(sql: sql) }
+            #expect(try await laptopClient.sync().uploaded == 1)
+        }
 
         func close() async throws {
             try await phone.close()
@@ -67,13 +39,12 @@ struct OwnRowsLookupTests {
     /// A server, a phone and a laptop that synced a seed row (cursors above 0: the fetch after
     /// an upload is incremental), and n1 inserted on the phone, not uploaded. The phone's
     /// note writes are logged in `note_writes`.
-    private func devices(_ kind: ServerStoreKind, phone transport: (SyncServerProcess) -> any SyncTransport)
-        async throws -> (Devices, SyncClient)
-    {
+    private func devices(_ kind: ServerStoreKind) async throws -> (Devices, SyncClient, RecordingTransport) {
         let directory = try TemporaryDirectory()
         let server = try await SyncServerProcess(in: directory, store: try kind.storeArguments(in: directory))
         let phone = try DatabaseQueue(path: directory.path("phone.sqlite"))
-        let phoneClient = try SyncClient(queue: phone, transport: transport(server))
+        let transport = RecordingTransport(server.transport())
+        let phoneClient = try SyncClient(queue: phone, transport: transport)
         let laptop = try DatabaseQueue(path: directory.path("laptop.sqlite"))
         let laptopClient = try SyncClient(queue: laptop, transport: server.transport())
         _ = try await phoneClient.sync()
@@ -94,7 +65,13 @@ struct OwnRowsLookupTests {
         }
         let devices = Devices(
             directory: directory, server: server, phone: phone, laptop: laptop, laptopClient: laptopClient)
-        return (devices, phoneClient)
+        return (devices, phoneClient, transport)
+    }
+
+    /// Another client of the phone's database: on the phone's queue, or on a connection of its own.
+    private func secondClient(_ devices: Devices, ownConnection: Bool) throws -> (SyncClient, DatabaseQueue) {
+        let queue = ownConnection ? try DatabaseQueue(path: devices.directory.path("phone.sqlite")) : devices.phone
+        return (try SyncClient(queue: queue, transport: devices.server.transport()), queue)
     }
 
     private func writes(_ queue: DatabaseQueue) async throws -> [String] {
@@ -115,7 +92,7 @@ struct OwnRowsLookupTests {
 
     @Test("a row uploaded comes back at its version: not written again", arguments: ServerStoreKind.allCases)
     func ownRowNotWrittenAgain(_ kind: ServerStoreKind) async throws {
-        let (devices, phoneClient) = try await devices(kind) { RecordingTransport($0.transport()) }
+        let (devices, phoneClient, _) = try await devices(kind)
         let report = try await phoneClient.sync()
         #expect(report.uploaded == 1)
         #expect(report.downloaded == 0)
@@ -130,21 +107,10 @@ struct OwnRowsLookupTests {
         "a row uploaded, then changed by another device before the fetch: the other device's row is applied",
         arguments: ServerStoreKind.allCases)
     func ownRowChangedByAnotherDevice(_ kind: ServerStoreKind) async throws {
-        let transport = Mutex<RecordingTransport?>(nil)
-        let (devices, phoneClient) = try await devices(kind) { server in
-            let recording = RecordingTransport(server.transport())
-            transport.withLock { $0 = recording }
-            return recording
-        }
-        let laptop = devices.laptop
-        let laptopClient = devices.laptopClient
-        try #require(transport.withLock { $0 }).beforeFirstFetch.withLock {
+        let (devices, phoneClient, transport) = try await devices(kind)
+        transport.beforeFirstFetch.withLock {
             $0 = {
-                #expect(try await laptopClient.sync().downloaded == 1)
-                try await laptop.write { db in
-                    try db.execute(sql: "UPDATE note SET title = 'laptop''s' WHERE id = 'n1'")
-                }
-                #expect(try await laptopClient.sync().uploaded == 1)
+                try await devices.laptopChangesN1("UPDATE note SET title = 'laptop''s' WHERE id = 'n1'")
             }
         }
         let report = try await phoneClient.sync()
@@ -153,7 +119,7 @@ struct OwnRowsLookupTests {
         #expect(try await writes(devices.phone) == ["n1 insert", "n1 update"])
         let (title, known, _) = try await state(devices.phone)
         #expect(title == "laptop's")
-        let laptopKnown = try await laptop.read { db in
+        let laptopKnown = try await devices.laptop.read { db in
             try SyncMetadata.knownVersion(db, table: "note", key: try Self.key(db, "n1"))
         }
         #expect(known == laptopKnown)
@@ -164,24 +130,13 @@ struct OwnRowsLookupTests {
         "a row uploaded whose page is overtaken by a delete another client of the database applied stays deleted",
         arguments: ServerStoreKind.allCases, [false, true])
     func ownRowDeletedByAnotherClient(_ kind: ServerStoreKind, throughAnotherConnection: Bool) async throws {
-        let transport = Mutex<AfterFetchHookTransport?>(nil)
-        let (devices, phoneClient) = try await devices(kind) { server in
-            let hooked = AfterFetchHookTransport(server.transport())
-            transport.withLock { $0 = hooked }
-            return hooked
-        }
-        let path = devices.directory.path("phone.sqlite")
-        let secondQueue = throughAnotherConnection ? try DatabaseQueue(path: path) : devices.phone
-        let second = try SyncClient(queue: secondQueue, transport: devices.server.transport())
-        let laptop = devices.laptop
-        let laptopClient = devices.laptopClient
+        let (devices, phoneClient, transport) = try await devices(kind)
+        let (second, secondQueue) = try secondClient(devices, ownConnection: throughAnotherConnection)
         // The phone's page holds n1 as uploaded; before it is applied, the laptop deletes n1
         // and another client of the phone's database applies that delete.
-        try #require(transport.withLock { $0 }).afterNextFetch.withLock {
+        transport.afterNextFetch.withLock {
             $0 = {
-                #expect(try await laptopClient.sync().downloaded == 1)
-                try await laptop.write { db in try db.execute(sql: "DELETE FROM note WHERE id = 'n1'") }
-                #expect(try await laptopClient.sync().uploaded == 1)
+                try await devices.laptopChangesN1("DELETE FROM note WHERE id = 'n1'")
                 #expect(try await second.sync().downloaded == 1)
             }
         }
@@ -204,27 +159,14 @@ struct OwnRowsLookupTests {
         "a row uploaded, then changed elsewhere and downloaded by another client of the database, is not written again",
         arguments: ServerStoreKind.allCases, [false, true])
     func ownRowDownloadedNewerByAnotherClient(_ kind: ServerStoreKind, throughAnotherConnection: Bool) async throws {
-        let transport = Mutex<RecordingTransport?>(nil)
-        let (devices, phoneClient) = try await devices(kind) { server in
-            let recording = RecordingTransport(server.transport())
-            transport.withLock { $0 = recording }
-            return recording
-        }
-        let path = devices.directory.path("phone.sqlite")
-        let secondQueue = throughAnotherConnection ? try DatabaseQueue(path: path) : devices.phone
-        let second = try SyncClient(queue: secondQueue, transport: devices.server.transport())
-        let laptop = devices.laptop
-        let laptopClient = devices.laptopClient
+        let (devices, phoneClient, transport) = try await devices(kind)
+        let (second, secondQueue) = try secondClient(devices, ownConnection: throughAnotherConnection)
         // Once the upload is settled, before the fetch: the laptop changes n1, and another
         // client of the phone's database downloads that change (its entry moves past the
         // version the upload recorded).
-        try #require(transport.withLock { $0 }).beforeFirstFetch.withLock {
+        transport.beforeFirstFetch.withLock {
             $0 = {
-                #expect(try await laptopClient.sync().downloaded == 1)
-                try await laptop.write { db in
-                    try db.execute(sql: "UPDATE note SET title = 'laptop''s' WHERE id = 'n1'")
-                }
-                #expect(try await laptopClient.sync().uploaded == 1)
+                try await devices.laptopChangesN1("UPDATE note SET title = 'laptop''s' WHERE id = 'n1'")
                 #expect(try await second.sync().downloaded == 1)
             }
         }
@@ -234,7 +176,7 @@ struct OwnRowsLookupTests {
         #expect(try await writes(devices.phone) == ["n1 insert", "n1 update"], "the other client's write only")
         let (title, known, cursor) = try await state(devices.phone)
         #expect(title == "laptop's")
-        let laptopKnown = try await laptop.read { db in
+        let laptopKnown = try await devices.laptop.read { db in
             try SyncMetadata.knownVersion(db, table: "note", key: try Self.key(db, "n1"))
         }
         #expect(known == laptopKnown)
