@@ -135,8 +135,13 @@ extension JSONParser {
         skipWhitespace()
         var changes: [SyncChange] = []
         if try consume(UInt8(ascii: "]")) { return changes }
+        // The rows of a page share one shape: each row's dictionary is made at the size of
+        // the one before, instead of growing (and rehashing) as its columns arrive.
+        var columns = 0
         while true {
-            changes.append(try readChange())
+            let change = try readChange(columns: columns)
+            columns = change.row.count
+            changes.append(change)
             skipWhitespace()
             if try consume(UInt8(ascii: "]")) { return changes }
             try expect(UInt8(ascii: ","))
@@ -144,7 +149,7 @@ extension JSONParser {
         }
     }
 
-    private mutating func readChange() throws -> SyncChange {
+    private mutating func readChange(columns: Int) throws -> SyncChange {
         var version: Int64?
         var deleted: Bool?
         var row: [String: SyncValue]?
@@ -154,7 +159,7 @@ extension JSONParser {
             switch name {
             case WireName.version.string where version == nil: version = try readInteger()
             case WireName.deleted.string where deleted == nil: deleted = try readBool()
-            case WireName.row.string where row == nil: row = try readRow()
+            case WireName.row.string where row == nil: row = try readRow(columns: columns)
             default: throw NotTheUsualAnswer()
             }
             more = try nextMember()
@@ -163,9 +168,10 @@ extension JSONParser {
         return SyncChange(version: version, deleted: deleted, row: row)
     }
 
-    /// A row object; a column named twice keeps its last value, as in a ``JSONValue`` object.
-    private mutating func readRow() throws -> [String: SyncValue] {
-        var row: [String: SyncValue] = [:]
+    /// A row object, its dictionary made for `columns` columns; a column named twice keeps its
+    /// last value, as in a ``JSONValue`` object.
+    private mutating func readRow(columns: Int) throws -> [String: SyncValue] {
+        var row = [String: SyncValue](minimumCapacity: columns)
         var more = try openObject()
         while more {
             let name = try memberName()
