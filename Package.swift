@@ -73,9 +73,12 @@ let package = Package(
                 "PostgresHarness", "ToolArguments",
             ],
             path: "Benchmarks", exclude: ["results"]),
+        // Caps how many test cases run at once (twice the cores), so that an async test's steps
+        // do not queue behind the whole run's not-yet-started tests (TestRunWidth.c says why).
+        .target(name: "CTestRunWidth", path: "Tests/CTestRunWidth"),
         .target(
-            name: "SerialDBTestSupport", dependencies: ["SerialDB", "HarnessSupport"], path: "Tests/SerialDBTestSupport"
-        ),
+            name: "SerialDBTestSupport", dependencies: ["SerialDB", "HarnessSupport", "CTestRunWidth"],
+            path: "Tests/SerialDBTestSupport"),
         // A child process for tests that need two processes on one file, or a process to kill.
         .executableTarget(
             name: "serialdb-test-child",

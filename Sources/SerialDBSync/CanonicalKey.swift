@@ -88,6 +88,11 @@ enum CanonicalKey {
 
     /// The values of a canonical key, or `nil` when `text` is not one.
     static func parse(_ text: String) -> [DatabaseValue]? {
+        // The usual key, one INTEGER column: no split into parts (every uploaded row's key is
+        // read back, and the split cost ten times the rest).
+        if text.utf8.first == UInt8(ascii: "I"), !text.utf8.contains(UInt8(ascii: ",")) {
+            return Int64(text.dropFirst()).map { [.integer($0)] }
+        }
         var values: [DatabaseValue] = []
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
             guard let tag = part.first else { return nil }

@@ -47,7 +47,9 @@ enum Download {
     /// a new definition's columns get the server's values, except the rows of `ownRows`: this
     /// sync uploaded them, read from the local table, and the server stored them at that
     /// version, so the server's row is the local one (a first sync's fetch after its upload
-    /// would otherwise write every uploaded row a second time).
+    /// would otherwise write every uploaded row a second time). In every fetch, a row of
+    /// `ownRows` back at the version the upload got is neither written nor looked up
+    /// (`isOwnRow`).
     ///
     /// The side tables are read and written through one prepared statement each, reused for
     /// every row of the page, and not read at all when they hold nothing of the table (or,
@@ -67,6 +69,8 @@ enum Download {
                 try applyRows(db, application, ownRows: ownRows, highestKnown: highestKnown)
             }
         }
+        try BrokenForeignKeys.check(
+            db, writing: "a downloaded page of \(application.page.table.quotedDatabaseIdentifier)")
         return Applied(
             downloaded: downloaded,
             bound: try highest.map {
@@ -81,7 +85,8 @@ enum Download {
         _ db: Database, _ application: TableFetch.PageApplication, ownRows: [String: Int64], highestKnown: Int64?
     ) throws -> (Int, Int64?) {
         let page = application.page
-        // Rows of one page may refer to rows of a later page or table.
+        // A row may refer to one later in the page; tables come parents first (FetchOrder),
+        // and what is still broken when the page is written is told by BrokenForeignKeys.
         try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
         let table = try SyncedTable(db, name: page.table)
         var keys: [String] = []
@@ -104,11 +109,17 @@ enum Download {
         if highestKnown == nil, try !SyncMetadata.hasKnownVersions(db, table: table.name) {
             highestKnown = .min
         }
+        // This sync's own rows (see `isOwnRow`) are not looked up.
+        let own = ownRows.isEmpty ? [] : page.changes.indices.map { isOwnRow(page.changes[$0], keys[$0], ownRows) }
+        let lookedUp = own.isEmpty ? Array(page.changes.indices) : page.changes.indices.filter { !own[$0] }
         let known: [String: Int64]
-        if let highestKnown, page.changes.allSatisfy({ $0.version > highestKnown }) {
+        if lookedUp.isEmpty {
+            known = [:]
+        } else if let highestKnown, lookedUp.allSatisfy({ page.changes[$0].version > highestKnown }) {
             known = [:]
         } else {
-            known = try SyncMetadata.knownVersions(db, table: table.name, keys: keys)
+            known = try SyncMetadata.knownVersions(
+                db, table: table.name, keys: own.isEmpty ? keys : lookedUp.map { keys[$0] })
         }
         // The page's own changes, by key: a key the page holds twice meets its earlier change.
         var changedKnown: [String: Int64?] = [:]
@@ -119,6 +130,7 @@ enum Download {
         for (index, change) in page.changes.enumerated() {
             let key = keys[index]
             if !pending.isEmpty && pending.contains(key) { continue }
+            if !own.isEmpty && own[index] && changedKnown[key] == nil { continue }
             let knownVersion: Int64?
             if let changed = changedKnown[key] {
                 knownVersion = changed
@@ -148,6 +160,24 @@ enum Download {
             downloaded += try finishResync(db, table: table)
         }
         return (downloaded, highestKnown.map { max($0, page.changes.map(\.version).max() ?? $0) })
+    }
+
+    /// Whether `change` is a row this sync uploaded, come back at the very version the server
+    /// answered for it (`ownRows`, recorded as the key's known version when the answer was
+    /// settled): it needs no write and no look-up of its key's known version, because every
+    /// entry that key can have means the same thing. The server's row at that version is the
+    /// row as it was read here (as for ``apply(_:_:ownRows:bound:)``'s fetch from 0). Since then
+    /// the local row can only have changed:
+    /// - by the app: the key has an unsent change, and is left alone before this is asked;
+    /// - by another client of the database that applied a later server state (its entry then
+    ///   holds that state's version, above this one): the page is older than that state, and
+    ///   a change below the version known is stale.
+    /// The one case where the entry would have decided otherwise is an entry gone, a later
+    /// delete applied by another client: the stale row would come back until the next fetch
+    /// deleted it again; left alone, the delete stays. A different version (another device
+    /// wrote the key in between, a conflict) is not this sync's row and is decided as any.
+    private static func isOwnRow(_ change: SyncChange, _ key: String, _ ownRows: [String: Int64]) -> Bool {
+        !change.deleted && ownRows[key] == change.version
     }
 
     /// Starts a resync of `table`: cursor to 0, remember that a resync runs.

@@ -272,6 +272,7 @@ enum Outbox {
                 try SyncMetadata.setKnownVersions(db, table: table, versions)
             }
         }
+        try BrokenForeignKeys.check(db, writing: "the server's answer to an upload (the rows of its conflicts)")
         return settled
     }
 

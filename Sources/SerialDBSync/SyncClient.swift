@@ -283,14 +283,17 @@ public final class SyncClient: Sendable {
 
     /// Fetches the new rows of every table of `tables` (the ones served, with their cursors):
     /// those check-update said changed, and those this sync uploaded to (so that the cursor
-    /// covers the versions of its own changes).
+    /// covers the versions of its own changes). Parents first (``FetchOrder``).
     private func download(
         _ check: CheckUpdateResponse, tables: [String: SyncMetadata.TableState], uploaded: Uploaded,
         into report: inout SyncReport, state: inout SyncProgress, progress: (@Sendable (SyncProgress) -> Void)?
     ) async throws {
-        let resyncing = try await database.read { db in try Download.resyncingTables(db) }
+        let (resyncing, order) = try await database.read { db in
+            (try Download.resyncingTables(db), try FetchOrder.parentsFirst(db, check.tables.map(\.table)))
+        }
+        let byName = Dictionary(check.tables.map { ($0.table, $0) }, uniquingKeysWith: { first, _ in first })
         state.tablesTotal = check.tables.count
-        for table in check.tables {
+        for table in order.compactMap({ byName[$0] }) {
             try Task.checkCancellation()
             state.phase = .downloading(table: table.table)
             progress?(state)

@@ -43,6 +43,11 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
         public static let invalidAccount = Code(rawValue: "invalidAccount")
         /// A table from the server cannot be synced as declared (for example, no PRIMARY KEY).
         public static let unsupportedTable = Code(rawValue: "unsupportedTable")
+        /// Rows from the server would break a foreign key of the local database (a local row
+        /// still refers to a row the server deleted, or a row refers to one the server lacks):
+        /// the message names the rows and what to do. Nothing of that page or answer was
+        /// applied; the next sync tries it again.
+        public static let brokenForeignKey = Code(rawValue: "brokenForeignKey")
     }
 
     /// What kind of failure this is.

@@ -135,7 +135,9 @@ extension JSONParser {
         skipWhitespace()
         var changes: [SyncChange] = []
         if try consume(UInt8(ascii: "]")) { return changes }
-        var columns = 0  // the rows of a page have the same columns: each is sized by the one before
+        // The rows of a page share one shape: each row's dictionary is made at the size of
+        // the one before, instead of growing (and rehashing) as its columns arrive.
+        var columns = 0
         while true {
             let change = try readChange(columns: columns)
             columns = change.row.count
@@ -155,8 +157,7 @@ extension JSONParser {
         static let row = WireName.row.string
     }
 
-    /// A change whose row is expected to hold `columns` columns (its dictionary is made that
-    /// size at once instead of growing three times for four columns).
+    /// A change whose row is expected to hold `columns` columns.
     private mutating func readChange(columns: Int) throws -> SyncChange {
         var version: Int64?
         var deleted: Bool?
@@ -176,7 +177,8 @@ extension JSONParser {
         return SyncChange(version: version, deleted: deleted, row: row)
     }
 
-    /// A row object; a column named twice keeps its last value, as in a ``JSONValue`` object.
+    /// A row object, its dictionary made for `columns` columns; a column named twice keeps its
+    /// last value, as in a ``JSONValue`` object.
     private mutating func readRow(columns: Int) throws -> [String: SyncValue] {
         var row = [String: SyncValue](minimumCapacity: columns)
         var more = try openObject()

@@ -33,13 +33,15 @@ enum ServerStoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
 
 /// A transport to the real server that records the fetch-data requests and the size of their
 /// answers, can fail every fetch-data request once a number have been answered (a network that
-/// drops between pages), and runs a hook before the first fetch-data request.
+/// drops between pages), runs a hook before the first fetch-data request, and one after the
+/// next answer arrived, before the client gets it.
 final class RecordingTransport: SyncTransport {
     private let base: HTTPSyncTransport
     private let failAfter: Int?
     let requests = Mutex<[FetchDataRequest]>([])
     let changesReceived = Mutex(0)
     let beforeFirstFetch = Mutex<(@Sendable () async throws -> Void)?>(nil)
+    let afterNextFetch = Mutex<(@Sendable () async throws -> Void)?>(nil)
 
     init(_ base: HTTPSyncTransport, failAfter: Int? = nil) {
         self.base = base
@@ -74,6 +76,12 @@ final class RecordingTransport: SyncTransport {
         }
         let page = try await base.fetchData(request)
         changesReceived.withLock { $0 += page.changes.count }
+        if let hook = afterNextFetch.withLock({ hook in
+            defer { hook = nil }
+            return hook
+        }) {
+            try await hook()
+        }
         return page
     }
 }

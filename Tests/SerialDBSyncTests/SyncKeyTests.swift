@@ -26,6 +26,16 @@ struct SyncKeyTests {
         }
     }
 
+    @Test("a key that is not in canonical form reads back as nothing, a key of several integers as all of them")
+    func malformedKeysAreRefused() {
+        for malformed in ["", "I", "Ix", "I12x", "I 1", "I1,", "I1,,I2", "I99999999999999999999", "i1", "X1"] {
+            #expect(CanonicalKey.parse(malformed) == nil, "\(malformed)")
+        }
+        #expect(CanonicalKey.parse("I1,I-2") == [.integer(1), .integer(-2)])
+        #expect(CanonicalKey.parse("I7,T6B") == [.integer(7), .text("k")])
+        #expect(CanonicalKey.parse("I-9223372036854775808") == [.integer(.min)])
+    }
+
     @Test("the outbox triggers compute the same key as Swift for every kind of value")
     func triggersAndSwiftAgree() async throws {
         let directory = try TemporaryDirectory()

@@ -440,6 +440,19 @@ public final class Database {
         return Int(clamping: sqlite3_total_changes64(handle))
     }
 
+    /// Whether the open transaction holds foreign-key violations its COMMIT would refuse:
+    /// deferred ones (`DEFERRABLE INITIALLY DEFERRED`, `PRAGMA defer_foreign_keys = ON`) not
+    /// resolved yet. A counter SQLite keeps, so it costs nothing to ask; `PRAGMA
+    /// foreign_key_check` names the rows. See <https://www.sqlite.org/c3ref/c_dbstatus_options.html>
+    /// (`SQLITE_DBSTATUS_DEFERRED_FKS`).
+    public var hasUnresolvedForeignKeys: Bool {
+        guard let handle else { return false }
+        var current: Int32 = 0
+        var highwater: Int32 = 0
+        sqlite3_db_status(handle, SQLITE_DBSTATUS_DEFERRED_FKS, &current, &highwater, 0)
+        return current != 0
+    }
+
     /// The rowid of the last successful INSERT. See <https://www.sqlite.org/c3ref/last_insert_rowid.html>.
     public var lastInsertedRowID: Int64 {
         guard let handle else { return 0 }

@@ -55,6 +55,13 @@ def public_jwk(directory, name):
     public = private_key(directory, name).public_key()
     algorithm = RSAAlgorithm if name.startswith("rsa") else ECAlgorithm
     jwk = json.loads(algorithm.to_jwk(public))
+    if name.startswith("ec"):
+        # A coordinate is the full 32 bytes of P-256 (RFC 7518, 6.2.1.2), leading zeros kept:
+        # PyJWT drops them, so about one key in 128 had a 31-byte "x" or "y", which the server
+        # rightly refuses, and the test that drew it failed.
+        numbers = public.public_numbers()
+        jwk["x"] = b64url(numbers.x.to_bytes(32, "big"))
+        jwk["y"] = b64url(numbers.y.to_bytes(32, "big"))
     jwk["kid"] = name
     jwk["use"] = "sig"
     return jwk
