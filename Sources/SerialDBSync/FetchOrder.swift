@@ -5,6 +5,7 @@ import SerialDB
 /// committed on its own, and its foreign keys are checked at that COMMIT: a child table fetched
 /// before its parent would fail its first page on a device that has neither, at every sync.
 ///
+/// Names are compared as SQLite compares them (`sqliteFolded`: ASCII letters only fold).
 /// Otherwise the server's order is kept. Tables that reference each other in a cycle cannot
 /// all come after their parents: the first of them in the server's order goes first. A table
 /// that references itself is not held back by itself (its rows come in version order, which
@@ -13,21 +14,22 @@ enum FetchOrder {
     /// `tables` (the server's order), parents before the tables that reference them, as the
     /// local definitions' foreign keys say.
     static func parentsFirst(_ db: Database, _ tables: [String]) throws -> [String] {
-        let synced = Set(tables.map(folded))
+        let synced = Set(tables.map(\.sqliteFolded))
         var parents: [String: Set<String>] = [:]
         for table in tables {
             let referenced = try db.fetchAll(
                 String.self, sql: "SELECT DISTINCT \"table\" FROM pragma_foreign_key_list(?)", arguments: [table])
-            parents[folded(table)] = Set(referenced.map(folded)).intersection(synced).subtracting([folded(table)])
+            parents[table.sqliteFolded] = Set(referenced.map(\.sqliteFolded)).intersection(synced)
+                .subtracting([table.sqliteFolded])
         }
         var ordered: [String] = []
         var remaining = tables
         while !remaining.isEmpty {
-            let left = Set(remaining.map(folded))
-            func isReady(_ table: String) -> Bool { parents[folded(table), default: []].isDisjoint(with: left) }
+            let left = Set(remaining.map(\.sqliteFolded))
+            func isReady(_ table: String) -> Bool { parents[table.sqliteFolded, default: []].isDisjoint(with: left) }
             let index =
                 remaining.firstIndex(where: isReady)
-                ?? remaining.firstIndex { isInCycle(folded($0), parents: parents, among: left) } ?? 0
+                ?? remaining.firstIndex { isInCycle($0.sqliteFolded, parents: parents, among: left) } ?? 0
             ordered.append(remaining.remove(at: index))
         }
         return ordered
@@ -43,15 +45,5 @@ enum FetchOrder {
             next += parents[current, default: []].intersection(left)
         }
         return false
-    }
-
-    /// A table name as SQLite compares names: only ASCII letters fold (`"Ä"` and `"ä"` are two
-    /// tables for SQLite, one for Swift's `lowercased()`).
-    private static func folded(_ name: String) -> String {
-        String(
-            String.UnicodeScalarView(
-                name.unicodeScalars.map { scalar in
-                    (0x41...0x5A).contains(scalar.value) ? Unicode.Scalar(scalar.value + 0x20)! : scalar
-                }))
     }
 }

@@ -3,7 +3,7 @@ extension String {
     /// other character kept as it is, so `"Ä"` and `"ä"` stay two names while `Name` and `name`
     /// are one. Swift's `lowercased()` folds all of Unicode and would merge names SQLite keeps
     /// apart. See <https://www.sqlite.org/lang_keywords.html> and `sqlite3StrICmp`.
-    var sqliteFolded: String {
+    public var sqliteFolded: String {
         var scalars = String.UnicodeScalarView()
         for scalar in unicodeScalars {
             if scalar.value >= 0x41 && scalar.value <= 0x5A, let lower = Unicode.Scalar(scalar.value + 0x20) {
