@@ -56,17 +56,23 @@ enum Outbox {
     /// The entries sent before without an answer, as they were sent, or `nil` when none.
     private static func retryBatch(_ db: Database, limit: Int) throws -> Batch? {
         let pending = try db.fetchAll(
-            Row.self, sql: "SELECT seq, mutation FROM serialdb_sync_outbox WHERE sent = 1 ORDER BY seq LIMIT ?",
+            Row.self,
+            sql: """
+                SELECT entry.seq, sent.mutation FROM serialdb_sync_outbox AS entry
+                LEFT JOIN serialdb_sync_sent AS sent USING (seq)
+                WHERE entry.sent = 1 ORDER BY entry.seq LIMIT ?
+                """,
             arguments: [limit])
         guard !pending.isEmpty else { return nil }
         var batch = Batch(isRetry: true)
         var bytes = 0
         for entry in pending {
             let seq: Int64 = try entry.decode(at: 0)
-            let encoded: String = try entry.decode(at: 1)
+            let encoded: String = try entry.decode(String?.self, at: 1) ?? ""
             bytes += encoded.utf8.count + 1
             if !batch.mutations.isEmpty && bytes > maximumBatchBytes { break }
             do {
+                // A missing copy reads as an empty text, which is not JSON.
                 batch.mutations.append(
                     try SyncMutation(json: try JSONValue.parse(encoded.utf8), context: "upload \(seq)"))
                 batch.encodedMutations.append(encoded)
@@ -97,8 +103,6 @@ enum Outbox {
         var batch = Batch()
         var bytes = 0
         var waitsForSending = false
-        let markSent = try db.cachedStatement(
-            sql: "UPDATE serialdb_sync_outbox SET sent = 1, mutation = ? WHERE seq = ?")
         for entry in entries {
             let seq: Int64 = try entry.decode(at: 0)
             let tableName: String = try entry.decode(at: 1)
@@ -164,12 +168,31 @@ enum Outbox {
             bytes += size
             // The rest waits for the next batch of this upload.
             if !batch.mutations.isEmpty && bytes > maximumBatchBytes { break }
-            try markSent.execute(values: encoded, seq)
             batch.mutations.append(mutation)
             batch.encodedMutations.append(encoded)
             batch.keys.insert([tableName, key])
         }
+        try markSent(db, batch)
         return batch
+    }
+
+    /// Keeps each mutation of the batch for a retry (appended in seq order, one prepared
+    /// statement; through one JSON document they cost more, escaped and parsed again) and
+    /// marks the entries sent in one statement.
+    private static func markSent(_ db: Database, _ batch: Batch) throws {
+        guard !batch.mutations.isEmpty else { return }
+        let keep = try db.cachedStatement(sql: "INSERT INTO serialdb_sync_sent(seq, mutation) VALUES (?, ?)")
+        var seqs = JSONWriter(capacity: batch.mutations.count * 8 + 2)
+        seqs.raw("[")
+        for (index, mutation) in batch.mutations.enumerated() {
+            try keep.execute(values: mutation.seq, batch.encodedMutations[index])
+            if index > 0 { seqs.raw(",") }
+            seqs.integer(mutation.seq)
+        }
+        seqs.raw("]")
+        try db.execute(
+            sql: "UPDATE serialdb_sync_outbox SET sent = 1 WHERE seq IN (SELECT value FROM json_each(?))",
+            arguments: [seqs.string])
     }
 
     /// The first column (by name) of the mutation's row or key that holds an infinite REAL.
@@ -223,6 +246,8 @@ enum Outbox {
             {
                 keysBySeq[try row.decode(Int64.self, at: 0)] = try row.decode(String.self, at: 1)
             }
+            try db.execute(
+                sql: "DELETE FROM serialdb_sync_sent WHERE seq IN (SELECT value FROM json_each(?))", arguments: [seqs])
             var tables: [String: SyncedTable] = [:]
             var appliedVersions: [String: [String: Int64?]] = [:]
             for mutation in batch {

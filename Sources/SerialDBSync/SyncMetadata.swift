@@ -16,8 +16,14 @@ import SerialDBSyncWire
 /// - `serialdb_sync_row`: the server version each row was last seen at (its next base
 ///   version), keyed by table and canonical key. No entry: the key is new to the server.
 /// - `serialdb_sync_outbox`: local changes in order; `seq` is the seq sent to the server. At
-///   most one unsent entry per key (a newer change replaces it); an entry being sent keeps
-///   the exact mutation, so a retried request repeats it with the same seq.
+///   most one unsent entry per key (a newer change replaces it). `sent` marks an entry sent
+///   without an answer yet.
+/// - `serialdb_sync_sent`: the exact mutation of each entry sent without an answer, by seq, so
+///   that a retried request repeats it. It lives beside the outbox rather than in it: marking
+///   a batch sent appends its mutations here and flips a flag of the same size in the outbox
+///   (growing every entry in place by its mutation cost twice as much), and answered entries
+///   are deleted from a table of small rows. Databases synced by an earlier version kept the
+///   mutation in an outbox column `mutation`, which ``install(_:)`` empties into this table.
 /// - `serialdb_sync_resync`, `serialdb_sync_seen`: a resync in progress and the keys it has
 ///   seen, so that a resync interrupted between pages resumes and still deletes what it should.
 enum SyncMetadata {
@@ -47,8 +53,9 @@ enum SyncMetadata {
         CREATE TABLE IF NOT EXISTS serialdb_sync_outbox(
             seq INTEGER PRIMARY KEY AUTOINCREMENT,
             table_name TEXT NOT NULL, key TEXT NOT NULL, op TEXT NOT NULL,
-            sent INTEGER NOT NULL DEFAULT 0, mutation TEXT)
+            sent INTEGER NOT NULL DEFAULT 0)
         """,
+        "CREATE TABLE IF NOT EXISTS serialdb_sync_sent(seq INTEGER PRIMARY KEY, mutation TEXT NOT NULL)",
         "CREATE INDEX IF NOT EXISTS serialdb_sync_outbox_key ON serialdb_sync_outbox(table_name, key)",
         "CREATE TABLE IF NOT EXISTS serialdb_sync_resync(table_name TEXT PRIMARY KEY NOT NULL)",
         """
@@ -65,6 +72,7 @@ enum SyncMetadata {
             try db.execute(sql: statement)
         }
         let migratedKeys = try CanonicalKey.migrateLegacyKeys(db)
+        try moveSentMutations(db)
         try db.execute(
             sql: "INSERT OR IGNORE INTO serialdb_sync_state(id, client_id) VALUES (1, ?)",
             arguments: [UUID().uuidString.lowercased()])
@@ -72,6 +80,24 @@ enum SyncMetadata {
             throw SyncError(.invalidAccount, "The sync state row is missing; the database was changed by hand.")
         }
         return (clientID, migratedKeys)
+    }
+
+    /// Moves the mutations an earlier version kept in the outbox's `mutation` column into
+    /// `serialdb_sync_sent`, so that a request sent before the upgrade is retried as it was
+    /// (the column stays, empty), and drops kept mutations whose entry was deleted by hand
+    /// (what the error for an unreadable one advises).
+    private static func moveSentMutations(_ db: Database) throws {
+        try db.execute(
+            sql: "DELETE FROM serialdb_sync_sent WHERE seq NOT IN (SELECT seq FROM serialdb_sync_outbox WHERE sent = 1)"
+        )
+        let columns = try db.fetchAll(String.self, sql: "SELECT name FROM pragma_table_info('serialdb_sync_outbox')")
+        guard columns.contains("mutation") else { return }
+        try db.execute(
+            sql: """
+                INSERT OR IGNORE INTO serialdb_sync_sent(seq, mutation)
+                SELECT seq, mutation FROM serialdb_sync_outbox WHERE sent = 1 AND mutation IS NOT NULL
+                """)
+        try db.execute(sql: "UPDATE serialdb_sync_outbox SET mutation = NULL WHERE mutation IS NOT NULL")
     }
 
     /// Runs `block` with the outbox triggers quiet: call inside a transaction only.

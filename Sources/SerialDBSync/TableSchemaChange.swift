@@ -191,7 +191,11 @@ enum TableSchemaChange {
             return result
         }
         let sent = try db.fetchAll(
-            Row.self, sql: "SELECT seq, mutation FROM serialdb_sync_outbox WHERE table_name = ? AND sent = 1",
+            Row.self,
+            sql: """
+                SELECT sent.seq, sent.mutation FROM serialdb_sync_outbox AS entry
+                JOIN serialdb_sync_sent AS sent USING (seq) WHERE entry.table_name = ? AND entry.sent = 1
+                """,
             arguments: [table.name])
         for entry in sent {
             let seq: Int64 = try entry.decode(at: 0)
@@ -203,7 +207,7 @@ enum TableSchemaChange {
             var writer = JSONWriter(capacity: 256)
             try mutation.write(to: &writer)
             try db.execute(
-                sql: "UPDATE serialdb_sync_outbox SET mutation = ? WHERE seq = ?", arguments: [writer.string, seq])
+                sql: "UPDATE serialdb_sync_sent SET mutation = ? WHERE seq = ?", arguments: [writer.string, seq])
         }
     }
 

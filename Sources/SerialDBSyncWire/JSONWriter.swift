@@ -34,9 +34,24 @@ public struct JSONWriter: Sendable {
         bytes.append(contentsOf: text.utf8)
     }
 
-    /// An integer.
+    /// An integer, its digits written straight into the buffer (no String in between: every
+    /// mutation and every result has a few).
     public mutating func integer(_ value: Int64) {
-        bytes.append(contentsOf: String(value).utf8)
+        var magnitude = value.magnitude
+        // 19 digits and a sign at most (Int64.min).
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { text in
+            var start = text.count
+            repeat {
+                start -= 1
+                text[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 {
+                start -= 1
+                text[start] = UInt8(ascii: "-")
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[start...]))
+        }
     }
 
     /// `true` or `false`.
@@ -47,6 +62,15 @@ public struct JSONWriter: Sendable {
     /// A string in quotes, with the characters JSON requires escaped.
     public mutating func string(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
+        // Most strings (names, keys, row text) need no escape: copied whole.
+        let needsNoEscape = value.utf8.withContiguousStorageIfAvailable { utf8 in
+            !utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+        }
+        if needsNoEscape == true {
+            bytes.append(contentsOf: value.utf8)
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: "\""): raw("\\\"")

@@ -55,11 +55,11 @@ extension SyncValue {
     /// retry are byte for byte the same).
     public static func write(row: [String: SyncValue], to writer: inout JSONWriter) throws(NonFiniteValueError) {
         writer.raw("{")
-        for (index, name) in row.keys.sorted().enumerated() {
+        for (index, column) in row.sorted(by: { $0.key < $1.key }).enumerated() {
             if index > 0 { writer.raw(",") }
-            writer.string(name)
+            writer.string(column.key)
             writer.raw(":")
-            try row[name]!.write(to: &writer)
+            try column.value.write(to: &writer)
         }
         writer.raw("}")
     }

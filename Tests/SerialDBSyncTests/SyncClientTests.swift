@@ -191,6 +191,47 @@ struct SyncClientTests {
         #expect(try server.rows(of: "note", account: "alice").first { $0["id"] == .text("a") }?["title"] == .text("x2"))
     }
 
+    @Test("an upload left unanswered under the outbox layout before (mutation kept in the entry) is retried as it was")
+    func retryKeptByTheLayoutBeforeIsSentAsItWas() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try InProcessSyncServer(tables: [noteTable])
+        let phone = try Device(.file, in: directory, name: "phone", server: server)
+        _ = try await phone.client.sync()
+        try phone.insertNote("a", "as sent")
+        phone.transport.failOnce("post-data", .after)
+        await #expect(throws: SyncError.self) { _ = try await phone.client.sync() }
+        // What an earlier version left: the kept mutation in an outbox column, no side table rows.
+        try phone.execute("ALTER TABLE serialdb_sync_outbox ADD COLUMN mutation TEXT")
+        try phone.execute(
+            "UPDATE serialdb_sync_outbox SET mutation = (SELECT mutation FROM serialdb_sync_sent AS sent WHERE sent.seq = serialdb_sync_outbox.seq)"
+        )
+        try phone.execute("DELETE FROM serialdb_sync_sent")
+        // The local row changed since: without the kept copy, the retry would send this text
+        // under the seq the server already applied.
+        try phone.execute("UPDATE note SET title = 'edited after' WHERE id = 'a'")
+        let reopened = try SyncClient(queue: phone.queue, transport: phone.transport)
+        let moved = try await phone.queue.read { db in
+            (
+                try db.fetchAll(String.self, sql: "SELECT mutation FROM serialdb_sync_sent"),
+                try db.fetchOne(Int.self, sql: "SELECT count(*) FROM serialdb_sync_outbox WHERE mutation IS NOT NULL")
+            )
+        }
+        #expect(moved.0.count == 1 && moved.0[0].contains("as sent"))
+        #expect(moved.1 == 0)
+        let retry = try await reopened.sync()
+        #expect(retry.conflicts.isEmpty && retry.rejected.isEmpty)
+        #expect(retry.uploaded == 2, "the retry, then the edit as a change of its own")
+        let received = server.receivedSeqs.withLock { $0 }
+        #expect(received.count == 3 && Set(received).count == 2)
+        #expect(try server.latestVersion() == 2)
+        #expect(try server.rows(of: "note", account: "alice").first?["title"] == .text("edited after"))
+        #expect(try phone.outboxCount() == 0)
+        let kept = try await phone.queue.read { db in
+            try db.fetchOne(Int.self, sql: "SELECT count(*) FROM serialdb_sync_sent")
+        }
+        #expect(kept == 0)
+    }
+
     @Test("an upload retried after the server dropped its results is a duplicate: it leaves the outbox, no error")
     func retriedUploadWhoseResultsExpiredLeavesTheOutbox() async throws {
         let directory = try TemporaryDirectory()
