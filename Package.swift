@@ -97,7 +97,7 @@ let package = Package(
                 "PostgresHarness", "serialdb-sync-server", "serialdb", "serialdb-test-child",
             ]),
         // The protocol alone: its messages, values and rules, with nothing of the core linked in.
-        .testTarget(name: "SerialDBSyncWireTests", dependencies: ["SerialDBSyncWire"]),
+        .testTarget(name: "SerialDBSyncWireTests", dependencies: ["SerialDBSyncWire", "HarnessSupport"]),
         .testTarget(
             name: "SerialDBSyncServerTests",
             dependencies: [

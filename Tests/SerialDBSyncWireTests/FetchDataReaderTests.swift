@@ -76,6 +76,31 @@ struct FetchDataReaderTests {
         try expectSkimmedTheSame(Array(text.utf8))
     }
 
+    @Test(
+        "rows whose column names move, repeat, differ by a byte or are escaped read as the general reader reads them",
+        arguments: [
+            // Swapped, a prefix of the name before, one more and one fewer column.
+            #"{"table":"t","changes":[{"version":1,"deleted":false,"row":{"a":1,"b":2}},{"version":2,"deleted":false,"row":{"b":3,"a":4}},{"version":3,"deleted":false,"row":{"a":5,"bb":6,"c":7}},{"version":4,"deleted":false,"row":{"a":8}}],"version":4,"has_more":false,"resync":false,"floor":0}"#,
+            // An escaped name, then the same name plainly, then a name with a quote and a
+            // backslash twice (never reused from its bytes), then the name it unescapes to.
+            #"{"table":"t","changes":[{"version":1,"deleted":false,"row":{"\u0061":1}},{"version":2,"deleted":false,"row":{"a":2}},{"version":3,"deleted":false,"row":{"a\"\\b":3}},{"version":4,"deleted":false,"row":{"a\"\\b":4}},{"version":5,"deleted":false,"row":{"a\b":5}}],"version":5,"has_more":false,"resync":false,"floor":0}"#,
+            // A column named twice, then once.
+            #"{"table":"t","changes":[{"version":1,"deleted":false,"row":{"a":1,"a":2}},{"version":2,"deleted":false,"row":{"a":3}}],"version":2,"has_more":false,"resync":false,"floor":0}"#,
+        ])
+    func columnNamesReadTheSame(text: String) throws {
+        let direct = try #require(FetchDataResponse.readDirectly(Array(text.utf8)))
+        #expect(direct == (try general(text)))
+        try expectSkimmedTheSame(Array(text.utf8))
+    }
+
+    @Test("a change whose member names are escaped is read by the general reader, the same answer")
+    func escapedChangeMembersGoToTheGeneralReader() throws {
+        let text =
+            #"{"table":"t","changes":[{"\u0076ersion":1,"deleted":false,"row":{"id":1}}],"version":1,"has_more":false,"resync":false,"floor":0}"#
+        #expect(FetchDataResponse.readDirectly(Array(text.utf8)) == nil)
+        #expect(try FetchDataResponse(fetchDataBytes: Array(text.utf8)) == (try general(text)))
+    }
+
     /// The header read first and the changes after, as a client reads a page: the same answer,
     /// and the changes found exactly where their array lies.
     private func expectSkimmedTheSame(_ bytes: [UInt8]) throws {
