@@ -136,11 +136,11 @@ extension JSONParser {
         var changes: [SyncChange] = []
         if try consume(UInt8(ascii: "]")) { return changes }
         // The rows of a page share one shape: each row's dictionary is made at the size of
-        // the one before, instead of growing (and rehashing) as its columns arrive.
-        var columns = 0
+        // the one before, instead of growing (and rehashing) as its columns arrive, and its
+        // column names are the row before's when they come in the same order.
+        var names: [String?] = []
         while true {
-            let change = try readChange(columns: columns)
-            columns = change.row.count
+            let change = try readChange(names: &names)
             changes.append(change)
             skipWhitespace()
             if try consume(UInt8(ascii: "]")) { return changes }
@@ -149,27 +149,23 @@ extension JSONParser {
         }
     }
 
-    /// The members of a change, as Strings built once (``WireName/string`` builds one from its
-    /// static text at every use, and each change compares against them six times).
-    private enum ChangeMember {
-        static let version = WireName.version.string
-        static let deleted = WireName.deleted.string
-        static let row = WireName.row.string
-    }
-
-    /// A change whose row is expected to hold `columns` columns.
-    private mutating func readChange(columns: Int) throws -> SyncChange {
+    /// A change; `names` are the column names of the row before, in its order (see
+    /// ``readRow(names:)``). Its members' names are matched as bytes: a name written any other
+    /// way leaves the page to the general reader.
+    private mutating func readChange(names: inout [String?]) throws -> SyncChange {
         var version: Int64?
         var deleted: Bool?
         var row: [String: SyncValue]?
         var more = try openObject()
         while more {
-            let name = try memberName()
-            switch name {
-            case ChangeMember.version where version == nil: version = try readInteger()
-            case ChangeMember.deleted where deleted == nil: deleted = try readBool()
-            case ChangeMember.row where row == nil: row = try readRow(columns: columns)
-            default: throw NotTheUsualAnswer()
+            if version == nil, try readMemberName(.version) {
+                version = try readInteger()
+            } else if deleted == nil, try readMemberName(.deleted) {
+                deleted = try readBool()
+            } else if row == nil, try readMemberName(.row) {
+                row = try readRow(names: &names)
+            } else {
+                throw NotTheUsualAnswer()
             }
             more = try nextMember()
         }
@@ -177,16 +173,28 @@ extension JSONParser {
         return SyncChange(version: version, deleted: deleted, row: row)
     }
 
-    /// A row object, its dictionary made for `columns` columns; a column named twice keeps its
-    /// last value, as in a ``JSONValue`` object.
-    private mutating func readRow(columns: Int) throws -> [String: SyncValue] {
-        var row = [String: SyncValue](minimumCapacity: columns)
+    /// A row object, its dictionary made at the size of the row before; a column named twice
+    /// keeps its last value, as in a ``JSONValue`` object. `names` are the row before's column
+    /// names in order (`nil` for one written with escapes): a column that comes under the same
+    /// name at the same place reuses its String, and `names` become this row's.
+    private mutating func readRow(names: inout [String?]) throws -> [String: SyncValue] {
+        var row = [String: SyncValue](minimumCapacity: names.count)
+        var index = 0
         var more = try openObject()
         while more {
-            let name = try memberName()
+            let name: String
+            if index < names.count, let known = names[index], try readMemberName(sameAs: known) {
+                name = known
+            } else {
+                name = try memberName()
+                let plain = Self.plainName(name)
+                if index < names.count { names[index] = plain } else { names.append(plain) }
+            }
             row[name] = try readColumnValue()
+            index += 1
             more = try nextMember()
         }
+        if index < names.count { names.removeSubrange(index...) }
         return row
     }
 

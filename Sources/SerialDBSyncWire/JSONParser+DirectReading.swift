@@ -22,6 +22,48 @@ extension JSONParser {
         return name
     }
 
+    /// Reads the next member's name and the `:` after it when it is `name` written plainly
+    /// (`"version"`), without building a String; leaves the text as it was otherwise (another
+    /// name, or this one written with escapes, which the caller leaves to the general reader).
+    mutating func readMemberName(_ name: WireName) throws -> Bool {
+        let text = name.text
+        let count = text.utf8CodeUnitCount
+        guard position + count + 2 <= bytes.count, bytes[position] == UInt8(ascii: "\""),
+            bytes[position + count + 1] == UInt8(ascii: "\"")
+        else { return false }
+        for offset in 0..<count where bytes[position + 1 + offset] != text.utf8Start[offset] { return false }
+        position += count + 2
+        skipWhitespace()
+        try expect(UInt8(ascii: ":"))
+        skipWhitespace()
+        return true
+    }
+
+    /// Reads the next member's name and the `:` after it when it is `name` (a string without
+    /// escapes, as ``plainName(_:)`` keeps), returning it without building another.
+    mutating func readMemberName(sameAs name: String) throws -> Bool {
+        let matches = name.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+            let end = position + utf8.count + 1
+            guard end < bytes.count, bytes[position] == UInt8(ascii: "\""), bytes[end] == UInt8(ascii: "\"") else {
+                return false
+            }
+            for offset in 0..<utf8.count where bytes[position + 1 + offset] != utf8[offset] { return false }
+            return true
+        }
+        guard matches == true else { return false }
+        position += name.utf8.count + 2
+        skipWhitespace()
+        try expect(UInt8(ascii: ":"))
+        skipWhitespace()
+        return true
+    }
+
+    /// `name` when its text needs no escape in JSON, so that the same bytes in the text mean
+    /// the same name (``readMemberName(sameAs:)``); `nil` otherwise.
+    static func plainName(_ name: String) -> String? {
+        name.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") } ? nil : name
+    }
+
     /// After a member's value: whether another member follows (`,`), or the object ends (`}`).
     mutating func nextMember() throws -> Bool {
         skipWhitespace()
