@@ -49,41 +49,57 @@ enum Outbox {
     static func nextBatch(
         _ db: Database, limit: Int, through highWater: Int64, sending: Set<[String]>? = nil
     ) throws -> Batch {
-        if sending == nil, let retry = try retryBatch(db, limit: limit) { return retry }
+        if sending == nil, let retry = try retryBatch(db) { return retry }
         return try freshBatch(db, limit: limit, through: highWater, sending: sending)
     }
 
-    /// The entries sent before without an answer, as they were sent, or `nil` when none.
-    private static func retryBatch(_ db: Database, limit: Int) throws -> Batch? {
-        let pending = try db.fetchAll(
-            Row.self,
-            sql: """
-                SELECT entry.seq, sent.mutation FROM serialdb_sync_outbox AS entry
-                LEFT JOIN serialdb_sync_sent AS sent USING (seq)
-                WHERE entry.sent = 1 ORDER BY entry.seq LIMIT ?
-                """,
-            arguments: [limit])
-        guard !pending.isEmpty else { return nil }
-        var batch = Batch(isRetry: true)
-        var bytes = 0
-        for entry in pending {
-            let seq: Int64 = try entry.decode(at: 0)
-            let encoded: String = try entry.decode(String?.self, at: 1) ?? ""
-            bytes += encoded.utf8.count + 1
-            if !batch.mutations.isEmpty && bytes > maximumBatchBytes { break }
+    /// The first batch sent before without an answer, exactly as it was sent, or `nil` when
+    /// none. A kept batch none of whose entries is left (deleted by hand, as the error for an
+    /// unreadable one advises) is dropped.
+    private static func retryBatch(_ db: Database) throws -> Batch? {
+        while let kept = try db.fetchOne(
+            Row.self, sql: "SELECT first_seq, last_seq, mutations FROM serialdb_sync_sent ORDER BY first_seq LIMIT 1")
+        {
+            let (first, last): (Int64, Int64) = (try kept.decode(at: 0), try kept.decode(at: 1))
+            let left = try db.fetchOne(
+                Bool.self,
+                sql: "SELECT EXISTS (SELECT 1 FROM serialdb_sync_outbox WHERE sent = 1 AND seq BETWEEN ? AND ?)",
+                arguments: [first, last])
+            guard left == true else {
+                try db.execute(sql: "DELETE FROM serialdb_sync_sent WHERE first_seq = ?", arguments: [first])
+                continue
+            }
+            var batch = Batch(isRetry: true)
             do {
-                // A missing copy reads as an empty text, which is not JSON.
-                batch.mutations.append(
-                    try SyncMutation(json: try JSONValue.parse(encoded.utf8), context: "upload \(seq)"))
-                batch.encodedMutations.append(encoded)
+                let text: String = try kept.decode(at: 2)
+                for element in try JSONValue.parse(text.utf8).arrayValue ?? [] {
+                    let mutation = try SyncMutation(json: element, context: "upload \(first)...\(last)")
+                    // Written again by the writer that wrote it: the same bytes (one an earlier
+                    // release kept in another form: the same mutation).
+                    var writer = JSONWriter(capacity: 256)
+                    try mutation.write(to: &writer)
+                    batch.mutations.append(mutation)
+                    batch.encodedMutations.append(writer.string)
+                }
+                guard !batch.mutations.isEmpty else { throw WireFormatError(message: "no mutations") }
             } catch {
                 throw SyncError(
                     .invalidResponse,
-                    "The outbox's copy of upload \(seq), sent before without an answer, cannot be read (\(error)); "
-                        + "the database was changed outside SerialDB. Delete that outbox entry to go on.")
+                    "The kept copy of uploads \(first) to \(last), sent before without an answer, cannot be read "
+                        + "(\(error)); the database was changed outside SerialDB. Delete the outbox entries with "
+                        + "seq \(first) to \(last) to go on.")
             }
+            return batch
         }
-        return batch
+        // Entries marked sent whose copy is gone would never be answered, nor replaced by a newer
+        // change: sent again under their seqs with today's rows, an applied one would be ignored.
+        if let stranded = try db.fetchOne(Int64.self, sql: "SELECT min(seq) FROM serialdb_sync_outbox WHERE sent = 1") {
+            throw SyncError(
+                .invalidResponse,
+                "Upload \(stranded) was sent without an answer, but its kept copy is gone; the database was "
+                    + "changed outside SerialDB. Delete the outbox entries marked sent to go on.")
+        }
+        return nil
     }
 
     private static func freshBatch(_ db: Database, limit: Int, through highWater: Int64, sending: Set<[String]>?)
@@ -176,23 +192,21 @@ enum Outbox {
         return batch
     }
 
-    /// Keeps each mutation of the batch for a retry (appended in seq order, one prepared
-    /// statement; through one JSON document they cost more, escaped and parsed again) and
-    /// marks the entries sent in one statement.
+    /// Keeps the wire forms of a batch's mutations (seqs `first` to `last`) for its retry, as
+    /// the JSON array the request carries.
+    static func keep(_ db: Database, first: Int64, last: Int64, mutations: [String]) throws {
+        try db.execute(
+            sql: "INSERT INTO serialdb_sync_sent(first_seq, last_seq, mutations) VALUES (?, ?, ?)",
+            arguments: [first, last, "[" + mutations.joined(separator: ",") + "]"])
+    }
+
+    /// Keeps the batch's mutations for a retry and marks its entries sent, in two statements.
     private static func markSent(_ db: Database, _ batch: Batch) throws {
-        guard !batch.mutations.isEmpty else { return }
-        let keep = try db.cachedStatement(sql: "INSERT INTO serialdb_sync_sent(seq, mutation) VALUES (?, ?)")
-        var seqs = JSONWriter(capacity: batch.mutations.count * 8 + 2)
-        seqs.raw("[")
-        for (index, mutation) in batch.mutations.enumerated() {
-            try keep.execute(values: mutation.seq, batch.encodedMutations[index])
-            if index > 0 { seqs.raw(",") }
-            seqs.integer(mutation.seq)
-        }
-        seqs.raw("]")
+        guard let first = batch.mutations.first?.seq, let last = batch.mutations.last?.seq else { return }
+        try keep(db, first: first, last: last, mutations: batch.encodedMutations)
         try db.execute(
             sql: "UPDATE serialdb_sync_outbox SET sent = 1 WHERE seq IN (SELECT value FROM json_each(?))",
-            arguments: [seqs.string])
+            arguments: [SyncMetadata.jsonArray(integers: batch.mutations.map(\.seq))])
     }
 
     /// The first column (by name) of the mutation's row or key that holds an infinite REAL.
@@ -235,7 +249,7 @@ enum Outbox {
         try SyncMetadata.applyingServerRows(db) {
             try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
             // The batch's entries leave the outbox in one statement, which returns their keys.
-            let seqs = "[" + batch.map { String($0.seq) }.joined(separator: ",") + "]"
+            let seqs = SyncMetadata.jsonArray(integers: batch.map(\.seq))
             var keysBySeq: [Int64: String] = [:]
             keysBySeq.reserveCapacity(batch.count)
             for row in try db.fetchAll(
@@ -246,8 +260,9 @@ enum Outbox {
             {
                 keysBySeq[try row.decode(Int64.self, at: 0)] = try row.decode(String.self, at: 1)
             }
-            try db.execute(
-                sql: "DELETE FROM serialdb_sync_sent WHERE seq IN (SELECT value FROM json_each(?))", arguments: [seqs])
+            if let first = batch.first?.seq {
+                try db.execute(sql: "DELETE FROM serialdb_sync_sent WHERE first_seq = ?", arguments: [first])
+            }
             var tables: [String: SyncedTable] = [:]
             var appliedVersions: [String: [String: Int64?]] = [:]
             for mutation in batch {

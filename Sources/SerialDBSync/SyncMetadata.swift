@@ -18,12 +18,14 @@ import SerialDBSyncWire
 /// - `serialdb_sync_outbox`: local changes in order; `seq` is the seq sent to the server. At
 ///   most one unsent entry per key (a newer change replaces it). `sent` marks an entry sent
 ///   without an answer yet.
-/// - `serialdb_sync_sent`: the exact mutation of each entry sent without an answer, by seq, so
-///   that a retried request repeats it. It lives beside the outbox rather than in it: marking
-///   a batch sent appends its mutations here and flips a flag of the same size in the outbox
-///   (growing every entry in place by its mutation cost twice as much), and answered entries
-///   are deleted from a table of small rows. Databases synced by an earlier version kept the
-///   mutation in an outbox column `mutation`, which ``install(_:)`` empties into this table.
+/// - `serialdb_sync_sent`: each batch sent without an answer (its entries' seqs `first_seq` to
+///   `last_seq`), its mutations exactly as the request carried them, so that a retry repeats
+///   it. One row per batch beside the outbox rather than a copy in each entry: marking a batch
+///   sent writes one row and flips a flag of the same size per entry (growing every entry in
+///   place by its mutation cost twice as much, a row per entry about 9,000 instructions per
+///   entry to write and delete), and answered entries are deleted from a table of small rows.
+///   Databases synced by an earlier version kept each mutation in an outbox column `mutation`,
+///   which ``install(_:)`` empties into this table.
 /// - `serialdb_sync_resync`, `serialdb_sync_seen`: a resync in progress and the keys it has
 ///   seen, so that a resync interrupted between pages resumes and still deletes what it should.
 enum SyncMetadata {
@@ -55,7 +57,10 @@ enum SyncMetadata {
             table_name TEXT NOT NULL, key TEXT NOT NULL, op TEXT NOT NULL,
             sent INTEGER NOT NULL DEFAULT 0)
         """,
-        "CREATE TABLE IF NOT EXISTS serialdb_sync_sent(seq INTEGER PRIMARY KEY, mutation TEXT NOT NULL)",
+        """
+        CREATE TABLE IF NOT EXISTS serialdb_sync_sent(
+            first_seq INTEGER PRIMARY KEY, last_seq INTEGER NOT NULL, mutations TEXT NOT NULL)
+        """,
         "CREATE INDEX IF NOT EXISTS serialdb_sync_outbox_key ON serialdb_sync_outbox(table_name, key)",
         "CREATE TABLE IF NOT EXISTS serialdb_sync_resync(table_name TEXT PRIMARY KEY NOT NULL)",
         """
@@ -83,20 +88,31 @@ enum SyncMetadata {
     }
 
     /// Moves the mutations an earlier version kept in the outbox's `mutation` column into
-    /// `serialdb_sync_sent`, so that a request sent before the upgrade is retried as it was
-    /// (the column stays, empty), and drops kept mutations whose entry was deleted by hand
-    /// (what the error for an unreadable one advises).
+    /// `serialdb_sync_sent`, so that a request sent before the upgrade is retried as it was (the
+    /// column stays, empty). They go in batches as large as an upload's, in seq order.
     private static func moveSentMutations(_ db: Database) throws {
-        try db.execute(
-            sql: "DELETE FROM serialdb_sync_sent WHERE seq NOT IN (SELECT seq FROM serialdb_sync_outbox WHERE sent = 1)"
-        )
         let columns = try db.fetchAll(String.self, sql: "SELECT name FROM pragma_table_info('serialdb_sync_outbox')")
         guard columns.contains("mutation") else { return }
-        try db.execute(
-            sql: """
-                INSERT OR IGNORE INTO serialdb_sync_sent(seq, mutation)
-                SELECT seq, mutation FROM serialdb_sync_outbox WHERE sent = 1 AND mutation IS NOT NULL
-                """)
+        let kept = try db.fetchAll(
+            Row.self,
+            sql: "SELECT seq, mutation FROM serialdb_sync_outbox WHERE sent = 1 AND mutation IS NOT NULL ORDER BY seq")
+        var batch: [(seq: Int64, mutation: String)] = []
+        var bytes = 0
+        func keepBatch() throws {
+            guard let first = batch.first?.seq, let last = batch.last?.seq else { return }
+            try Outbox.keep(db, first: first, last: last, mutations: batch.map(\.mutation))
+            batch = []
+            bytes = 0
+        }
+        for entry in kept {
+            let mutation: String = try entry.decode(at: 1)
+            if batch.count == SyncLimits.defaultPageSize || bytes + mutation.utf8.count + 1 > Outbox.maximumBatchBytes {
+                try keepBatch()
+            }
+            batch.append((try entry.decode(at: 0), mutation))
+            bytes += mutation.utf8.count + 1
+        }
+        try keepBatch()
         try db.execute(sql: "UPDATE serialdb_sync_outbox SET mutation = NULL WHERE mutation IS NOT NULL")
     }
 
@@ -176,11 +192,22 @@ enum SyncMetadata {
 
     /// Keys as a JSON array of strings, for `json_each`.
     static func jsonArray(_ keys: some Collection<String>) -> String {
-        var writer = JSONWriter(capacity: keys.count * 24 + 2)
+        jsonArray(keys, bytesEach: 24) { $0.string($1) }
+    }
+
+    /// Integers (seqs) as a JSON array, for `json_each`.
+    static func jsonArray(integers: some Collection<Int64>) -> String {
+        jsonArray(integers, bytesEach: 8) { $0.integer($1) }
+    }
+
+    private static func jsonArray<Values: Collection>(
+        _ values: Values, bytesEach: Int, _ write: (inout JSONWriter, Values.Element) -> Void
+    ) -> String {
+        var writer = JSONWriter(capacity: values.count * bytesEach + 2)
         writer.raw("[")
-        for (index, key) in keys.enumerated() {
+        for (index, value) in values.enumerated() {
             if index > 0 { writer.raw(",") }
-            writer.string(key)
+            write(&writer, value)
         }
         writer.raw("]")
         return writer.string

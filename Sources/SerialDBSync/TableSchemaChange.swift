@@ -190,24 +190,33 @@ enum TableSchemaChange {
             }
             return result
         }
-        let sent = try db.fetchAll(
-            Row.self,
-            sql: """
-                SELECT sent.seq, sent.mutation FROM serialdb_sync_outbox AS entry
-                JOIN serialdb_sync_sent AS sent USING (seq) WHERE entry.table_name = ? AND entry.sent = 1
-                """,
-            arguments: [table.name])
-        for entry in sent {
-            let seq: Int64 = try entry.decode(at: 0)
-            var mutation = try SyncMutation(
-                json: try JSONValue.parse(try entry.decode(String.self, at: 1).utf8), context: "upload \(seq)")
-            mutation.table = table.name
-            mutation.row = mutation.row.map(rewritten)
-            mutation.key = mutation.key.map(rewritten)
-            var writer = JSONWriter(capacity: 256)
-            try mutation.write(to: &writer)
+        // The table's entries sent without an answer (moved to its new name already), and the
+        // kept batches that hold them.
+        let seqs = Set(
+            try db.fetchAll(
+                Int64.self, sql: "SELECT seq FROM serialdb_sync_outbox WHERE table_name = ? AND sent = 1",
+                arguments: [table.name]))
+        guard !seqs.isEmpty else { return }
+        for kept in try db.fetchAll(Row.self, sql: "SELECT first_seq, mutations FROM serialdb_sync_sent") {
+            let first: Int64 = try kept.decode(at: 0)
+            var writer = JSONWriter(capacity: 4096)
+            writer.raw("[")
+            for (index, element) in try (JSONValue.parse(try kept.decode(String.self, at: 1).utf8).arrayValue ?? [])
+                .enumerated()
+            {
+                var mutation = try SyncMutation(json: element, context: "upload \(first)")
+                if seqs.contains(mutation.seq) {
+                    mutation.table = table.name
+                    mutation.row = mutation.row.map(rewritten)
+                    mutation.key = mutation.key.map(rewritten)
+                }
+                if index > 0 { writer.raw(",") }
+                try mutation.write(to: &writer)
+            }
+            writer.raw("]")
             try db.execute(
-                sql: "UPDATE serialdb_sync_sent SET mutation = ? WHERE seq = ?", arguments: [writer.string, seq])
+                sql: "UPDATE serialdb_sync_sent SET mutations = ? WHERE first_seq = ?",
+                arguments: [writer.string, first])
         }
     }
 

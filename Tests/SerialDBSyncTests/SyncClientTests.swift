@@ -198,13 +198,17 @@ struct SyncClientTests {
         let phone = try Device(.file, in: directory, name: "phone", server: server)
         _ = try await phone.client.sync()
         try phone.insertNote("a", "as sent")
+        try phone.insertNote("b", "as sent too")
         phone.transport.failOnce("post-data", .after)
         await #expect(throws: SyncError.self) { _ = try await phone.client.sync() }
-        // What an earlier version left: the kept mutation in an outbox column, no side table rows.
+        // What an earlier version left: each kept mutation in an outbox column, no kept batch.
         try phone.execute("ALTER TABLE serialdb_sync_outbox ADD COLUMN mutation TEXT")
         try phone.execute(
-            "UPDATE serialdb_sync_outbox SET mutation = (SELECT mutation FROM serialdb_sync_sent AS sent WHERE sent.seq = serialdb_sync_outbox.seq)"
-        )
+            """
+            UPDATE serialdb_sync_outbox SET mutation = (
+                SELECT element.value FROM serialdb_sync_sent AS sent, json_each(sent.mutations) AS element
+                WHERE json_extract(element.value, '$.seq') = serialdb_sync_outbox.seq)
+            """)
         try phone.execute("DELETE FROM serialdb_sync_sent")
         // The local row changed since: without the kept copy, the retry would send this text
         // under the seq the server already applied.
@@ -212,24 +216,53 @@ struct SyncClientTests {
         let reopened = try SyncClient(queue: phone.queue, transport: phone.transport)
         let moved = try await phone.queue.read { db in
             (
-                try db.fetchAll(String.self, sql: "SELECT mutation FROM serialdb_sync_sent"),
+                try db.fetchAll(String.self, sql: "SELECT mutations FROM serialdb_sync_sent"),
                 try db.fetchOne(Int.self, sql: "SELECT count(*) FROM serialdb_sync_outbox WHERE mutation IS NOT NULL")
             )
         }
-        #expect(moved.0.count == 1 && moved.0[0].contains("as sent"))
+        #expect(moved.0.count == 1, "both in one batch")
+        #expect(moved.0.first?.contains("as sent too") == true && moved.0.first?.contains("edited") == false)
         #expect(moved.1 == 0)
         let retry = try await reopened.sync()
         #expect(retry.conflicts.isEmpty && retry.rejected.isEmpty)
-        #expect(retry.uploaded == 2, "the retry, then the edit as a change of its own")
+        #expect(retry.uploaded == 3, "the retry of two, then the edit as a change of its own")
         let received = server.receivedSeqs.withLock { $0 }
-        #expect(received.count == 3 && Set(received).count == 2)
-        #expect(try server.latestVersion() == 2)
-        #expect(try server.rows(of: "note", account: "alice").first?["title"] == .text("edited after"))
+        #expect(received.count == 5 && Set(received).count == 3)
+        #expect(try server.latestVersion() == 3)
+        let titles = Dictionary(
+            try server.rows(of: "note", account: "alice").map { ($0["id"], $0["title"]) }, uniquingKeysWith: { $1 })
+        #expect(titles[.text("a")] == .text("edited after") && titles[.text("b")] == .text("as sent too"))
         #expect(try phone.outboxCount() == 0)
         let kept = try await phone.queue.read { db in
             try db.fetchOne(Int.self, sql: "SELECT count(*) FROM serialdb_sync_sent")
         }
         #expect(kept == 0)
+    }
+
+    @Test("a kept copy of an unanswered upload, damaged or deleted by hand, stops the upload and says what to do")
+    func damagedKeptCopyIsReported() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try InProcessSyncServer(tables: [noteTable])
+        let phone = try Device(.file, in: directory, name: "phone", server: server)
+        _ = try await phone.client.sync()
+        try phone.insertNote("a", "x")
+        phone.transport.failOnce("post-data", .after)
+        await #expect(throws: SyncError.self) { _ = try await phone.client.sync() }
+        try phone.execute("UPDATE serialdb_sync_sent SET mutations = '[{\"seq\": 1'")
+        let unreadable = await #expect(throws: SyncError.self) { _ = try await phone.client.sync() }
+        #expect(unreadable?.message.contains("Delete the outbox entries with seq 1 to 1") == true)
+        try phone.execute("DELETE FROM serialdb_sync_outbox WHERE seq = 1")
+        // Nothing is left of that batch: its copy is dropped, and the next change goes up.
+        try phone.insertNote("b", "y")
+        let next = try await phone.client.sync()
+        #expect(next.uploaded == 1)
+        try phone.insertNote("c", "z")
+        phone.transport.failOnce("post-data", .after)
+        await #expect(throws: SyncError.self) { _ = try await phone.client.sync() }
+        try phone.execute("DELETE FROM serialdb_sync_sent")
+        let gone = await #expect(throws: SyncError.self) { _ = try await phone.client.sync() }
+        #expect(gone?.message.contains("its kept copy is gone") == true)
+        #expect(try phone.outboxCount() == 1, "nothing sent under that seq with today's row")
     }
 
     @Test("an upload retried after the server dropped its results is a duplicate: it leaves the outbox, no error")
