@@ -42,15 +42,15 @@ import Testing
                 writerInside.signal()
                 // The write stays open until the read has finished: a pool that made reads wait
                 // for the writer would see the DELETE committed.
-                _ = readDone.wait(timeout: .now() + 5)
+                _ = readDone.wait(seconds: deadlockBound)
             }
             writerDone.signal()
         }
-        #expect(writerInside.wait(timeout: .now() + 5) == .success)
+        #expect(writerInside.wait(seconds: deadlockBound))
         let seen = try pool.read { db in try db.fetchOne(Int.self, sql: "SELECT count(*) FROM player") }
         readDone.signal()
         #expect(seen == 100, "the uncommitted DELETE is invisible to the read")
-        #expect(writerDone.wait(timeout: .now() + 10) == .success)
+        #expect(writerDone.wait(seconds: deadlockBound))
         #expect(try pool.read { db in try db.fetchOne(Int.self, sql: "SELECT count(*) FROM player") } == 0)
     }
 
@@ -71,13 +71,13 @@ import Testing
                     mostAtOnce.withLock { $0 = max($0, now) }
                     if now == 3 { allInside.signal() }
                     // Each read waits until all three are inside: only concurrent reads get there.
-                    _ = allInside.wait(timeout: .now() + 5)
+                    _ = allInside.wait(seconds: deadlockBound)
                     allInside.signal()
                     return try db.fetchOne(Int.self, sql: "SELECT count(*) FROM player")
                 }
             }
         }
-        #expect(group.wait(timeout: .now() + 10) == .success)
+        #expect(group.wait(timeout: .now() + deadlockBound) == .success)
         #expect(mostAtOnce.withLock { $0 } == 3)
     }
 
@@ -127,15 +127,15 @@ import Testing
             onNewThread(group) {
                 let value = try? pool.read { db -> Int? in
                     started.leave()
-                    _ = release.wait(timeout: .now() + 5)
+                    _ = release.wait(seconds: deadlockBound)
                     return try db.fetchOne(Int.self, sql: "SELECT double(sum(score)) FROM player")
                 }
                 results.withLock { $0.append(value.flatMap { $0 } ?? -1) }
             }
         }
-        #expect(started.wait(timeout: .now() + 5) == .success, "three reads hold three readers at once")
+        #expect(started.wait(timeout: .now() + deadlockBound) == .success, "three reads hold three readers at once")
         for _ in 0..<3 { release.signal() }
-        #expect(group.wait(timeout: .now() + 10) == .success)
+        #expect(group.wait(timeout: .now() + deadlockBound) == .success)
         let expected = try pool.writerDatabase { db in
             try db.fetchOne(Int.self, sql: "SELECT double(sum(score)) FROM player")
         }
@@ -174,7 +174,7 @@ import Testing
             }
         }
         try upgrade.wait()
-        #expect(group.wait(timeout: .now() + 10) == .success)
+        #expect(group.wait(timeout: .now() + deadlockBound) == .success)
         let seen = outcomes.withLock { $0 }
         #expect(seen.count == 8)
         #expect(seen.allSatisfy { !$0.hasPrefix("error") }, "\(seen)")

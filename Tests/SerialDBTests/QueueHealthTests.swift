@@ -33,18 +33,24 @@ import Testing
         let reports = Locked<[SlowBlockReport]>([])
         let queue = try DatabaseQueue(configuration: configuration(threshold: .milliseconds(50), reports: reports))
         let holding = DispatchSemaphore(value: 0)
+        let reading = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             try? queue.inDatabase { _ in
                 holding.signal()
+                // The 150 ms start once the reader is about to call: the read waits nearly all
+                // of them however late this thread or the reader is scheduled (a sleep started at
+                // `holding` could be over by the time a loaded machine ran the read).
+                _ = reading.wait(timeout: .now() + 60)
                 Thread.sleep(forTimeInterval: 0.15)
             }
             done.signal()
         }
-        #expect(holding.wait(timeout: .now() + 5) == .success)
+        #expect(holding.wait(timeout: .now() + 60) == .success)
+        reading.signal()
         let readLine = #line + 1
         try queue.read { _ in }  // waits for the sleeping block, then runs at once
-        #expect(done.wait(timeout: .now() + 5) == .success)
+        #expect(done.wait(timeout: .now() + 60) == .success)
         let all = reports.withLock { $0 }
         #expect(all.count == 2, "the sleeping block ran long, the read waited long: \(all)")
         let read = all.first { $0.line == readLine }
