@@ -199,6 +199,7 @@ enum TableSchemaChange {
         guard !seqs.isEmpty else { return }
         for kept in try db.fetchAll(Row.self, sql: "SELECT first_seq, mutations FROM serialdb_sync_sent") {
             let first: Int64 = try kept.decode(at: 0)
+            var rewrote = false
             var writer = JSONWriter(capacity: 4096)
             writer.raw("[")
             for (index, element) in try (JSONValue.parse(try kept.decode(String.self, at: 1).utf8).arrayValue ?? [])
@@ -206,6 +207,7 @@ enum TableSchemaChange {
             {
                 var mutation = try SyncMutation(json: element, context: "upload \(first)")
                 if seqs.contains(mutation.seq) {
+                    rewrote = true
                     mutation.table = table.name
                     mutation.row = mutation.row.map(rewritten)
                     mutation.key = mutation.key.map(rewritten)
@@ -214,6 +216,7 @@ enum TableSchemaChange {
                 try mutation.write(to: &writer)
             }
             writer.raw("]")
+            guard rewrote else { continue }  // a batch of other tables only
             try db.execute(
                 sql: "UPDATE serialdb_sync_sent SET mutations = ? WHERE first_seq = ?",
                 arguments: [writer.string, first])

@@ -26,32 +26,24 @@ extension JSONParser {
     /// (`"version"`), without building a String; leaves the text as it was otherwise (another
     /// name, or this one written with escapes, which the caller leaves to the general reader).
     mutating func readMemberName(_ name: WireName) throws -> Bool {
-        let text = name.text
-        let count = text.utf8CodeUnitCount
-        guard position + count + 2 <= bytes.count, bytes[position] == UInt8(ascii: "\""),
-            bytes[position + count + 1] == UInt8(ascii: "\"")
-        else { return false }
-        for offset in 0..<count where bytes[position + 1 + offset] != text.utf8Start[offset] { return false }
-        position += count + 2
-        skipWhitespace()
-        try expect(UInt8(ascii: ":"))
-        skipWhitespace()
-        return true
+        try readMemberName(utf8: UnsafeBufferPointer(start: name.text.utf8Start, count: name.text.utf8CodeUnitCount))
     }
 
     /// Reads the next member's name and the `:` after it when it is `name` (a string without
     /// escapes, as ``plainName(_:)`` keeps), returning it without building another.
     mutating func readMemberName(sameAs name: String) throws -> Bool {
-        let matches = name.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
-            let end = position + utf8.count + 1
-            guard end < bytes.count, bytes[position] == UInt8(ascii: "\""), bytes[end] == UInt8(ascii: "\"") else {
-                return false
-            }
-            for offset in 0..<utf8.count where bytes[position + 1 + offset] != utf8[offset] { return false }
-            return true
+        var name = name
+        return try name.withUTF8 { try readMemberName(utf8: $0) }
+    }
+
+    /// Reads `"` + `utf8` + `"` and the `:` after it when the text goes on with exactly that.
+    private mutating func readMemberName(utf8: UnsafeBufferPointer<UInt8>) throws -> Bool {
+        let end = position + utf8.count + 1
+        guard end < bytes.count, bytes[position] == UInt8(ascii: "\""), bytes[end] == UInt8(ascii: "\"") else {
+            return false
         }
-        guard matches == true else { return false }
-        position += name.utf8.count + 2
+        for offset in 0..<utf8.count where bytes[position + 1 + offset] != utf8[offset] { return false }
+        position = end + 1
         skipWhitespace()
         try expect(UInt8(ascii: ":"))
         skipWhitespace()
