@@ -61,10 +61,7 @@ enum Outbox {
             Row.self, sql: "SELECT first_seq, last_seq, mutations FROM serialdb_sync_sent ORDER BY first_seq LIMIT 1")
         {
             let (first, last): (Int64, Int64) = (try kept.decode(at: 0), try kept.decode(at: 1))
-            let left = try db.fetchOne(
-                Bool.self,
-                sql: "SELECT EXISTS (SELECT 1 FROM serialdb_sync_outbox WHERE sent = 1 AND seq BETWEEN ? AND ?)",
-                arguments: [first, last])
+            let left = try db.fetchOne(Bool.self, sql: sentEntryInRangeSQL, arguments: [first, last])
             guard left == true else {
                 try db.execute(sql: "DELETE FROM serialdb_sync_sent WHERE first_seq = ?", arguments: [first])
                 continue
@@ -93,7 +90,7 @@ enum Outbox {
         }
         // Entries marked sent whose copy is gone would never be answered, nor replaced by a newer
         // change: sent again under their seqs with today's rows, an applied one would be ignored.
-        if let stranded = try db.fetchOne(Int64.self, sql: "SELECT min(seq) FROM serialdb_sync_outbox WHERE sent = 1") {
+        if let stranded = try db.fetchOne(Int64.self, sql: firstSentEntrySQL) {
             throw SyncError(
                 .invalidResponse,
                 "Upload \(stranded) was sent without an answer, but its kept copy is gone; the database was "
@@ -101,6 +98,13 @@ enum Outbox {
         }
         return nil
     }
+
+    /// Whether an entry with a seq in a range (`?1` to `?2`) is marked sent, and the first
+    /// entry marked sent: both through the partial index of sent entries, whatever the outbox
+    /// holds (one retry's check runs at the start of every upload).
+    static let sentEntryInRangeSQL =
+        "SELECT EXISTS (SELECT 1 FROM serialdb_sync_outbox WHERE sent = 1 AND seq BETWEEN ? AND ?)"
+    static let firstSentEntrySQL = "SELECT min(seq) FROM serialdb_sync_outbox WHERE sent = 1"
 
     private static func freshBatch(_ db: Database, limit: Int, through highWater: Int64, sending: Set<[String]>?)
         throws -> Batch

@@ -17,7 +17,7 @@ import SerialDBSyncWire
 ///   version), keyed by table and canonical key. No entry: the key is new to the server.
 /// - `serialdb_sync_outbox`: local changes in order; `seq` is the seq sent to the server. At
 ///   most one unsent entry per key (a newer change replaces it). `sent` marks an entry sent
-///   without an answer yet.
+///   without an answer yet (a partial index holds those alone).
 /// - `serialdb_sync_sent`: each batch sent without an answer (its entries' seqs `first_seq` to
 ///   `last_seq`), its mutations exactly as the request carried them, so that a retry repeats
 ///   it. One row per batch beside the outbox rather than a copy in each entry: marking a batch
@@ -62,6 +62,9 @@ enum SyncMetadata {
             first_seq INTEGER PRIMARY KEY, last_seq INTEGER NOT NULL, mutations TEXT NOT NULL)
         """,
         "CREATE INDEX IF NOT EXISTS serialdb_sync_outbox_key ON serialdb_sync_outbox(table_name, key)",
+        // The entries sent without an answer, at most two batches: found without reading an
+        // outbox a long time offline filled (41 ms at a million entries without it).
+        "CREATE INDEX IF NOT EXISTS serialdb_sync_outbox_sent ON serialdb_sync_outbox(seq) WHERE sent = 1",
         "CREATE TABLE IF NOT EXISTS serialdb_sync_resync(table_name TEXT PRIMARY KEY NOT NULL)",
         """
         CREATE TABLE IF NOT EXISTS serialdb_sync_seen(

@@ -19,6 +19,43 @@ struct UploadPipelineTests {
         }) ?? 0
     }
 
+    @Test("entries sent without an answer are found through their own index behind 20,000 waiting ones")
+    func sentEntriesAreFoundWithoutReadingTheOutbox() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try InProcessSyncServer(tables: [noteTable])
+        let device = try Device(.file, in: directory, name: "device", server: server)
+        _ = try await device.client.sync()
+        try await device.queue.write { db in
+            for id in 0..<20_000 {
+                try db.execute(
+                    sql: "INSERT INTO note(id, title) VALUES (?, 't')", arguments: [String(format: "n%05d", id)])
+            }
+        }
+        // The first batch's answer is lost: it and the batch read while it travelled stay
+        // marked sent, the rest wait.
+        device.transport.failOnce("post-data", .after)
+        await #expect(throws: SyncError.self) { _ = try await device.client.sync() }
+        #expect(sentCount(device.queue) == 1_000)
+        let (first, inRange, plans) = try await device.queue.read { db in
+            func plan(_ sql: String, _ arguments: StatementArguments) throws -> String {
+                try db.fetchAll(Row.self, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments)
+                    .map { try $0.decode(String.self, at: 3) }.joined(separator: "; ")
+            }
+            return (
+                try db.fetchOne(Int64.self, sql: Outbox.firstSentEntrySQL),
+                try db.fetchOne(Bool.self, sql: Outbox.sentEntryInRangeSQL, arguments: [1, 500]),
+                [try plan(Outbox.firstSentEntrySQL, []), try plan(Outbox.sentEntryInRangeSQL, [1, 500])]
+            )
+        }
+        #expect(first == 1 && inRange == true)
+        for plan in plans {
+            #expect(plan.contains("INDEX serialdb_sync_outbox_sent"), "\(plan)")
+        }
+        let retry = try await device.client.sync()
+        #expect(retry.uploaded == 20_000)
+        #expect(sentCount(device.queue) == 0)
+    }
+
     @Test("the batch read once one is settled holds no key of the batch then on its way")
     func aBatchReadWhileOneTravelsHoldsNoneOfItsKeys() async throws {
         let directory = try TemporaryDirectory()
