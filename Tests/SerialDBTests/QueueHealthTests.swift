@@ -38,19 +38,20 @@ import Testing
         Thread.detachNewThread {
             try? queue.inDatabase { _ in
                 holding.signal()
-                // The 150 ms start once the reader is about to call: the read waits nearly all
-                // of them however late this thread or the reader is scheduled (a sleep started at
-                // `holding` could be over by the time a loaded machine ran the read).
-                _ = reading.wait(timeout: .now() + 60)
+                // The 150 ms start once the reader is about to call, so the read waits nearly all
+                // of them however late this thread is scheduled (a sleep started at `holding`
+                // could be over by the time a loaded machine ran the read); only a reader held up
+                // 100 ms between its signal and its call could still wait under the threshold.
+                _ = reading.wait(seconds: deadlockBound)
                 Thread.sleep(forTimeInterval: 0.15)
             }
             done.signal()
         }
-        #expect(holding.wait(timeout: .now() + 60) == .success)
+        #expect(holding.wait(seconds: deadlockBound))
         reading.signal()
         let readLine = #line + 1
         try queue.read { _ in }  // waits for the sleeping block, then runs at once
-        #expect(done.wait(timeout: .now() + 60) == .success)
+        #expect(done.wait(seconds: deadlockBound))
         let all = reports.withLock { $0 }
         #expect(all.count == 2, "the sleeping block ran long, the read waited long: \(all)")
         let read = all.first { $0.line == readLine }
