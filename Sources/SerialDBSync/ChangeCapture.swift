@@ -9,6 +9,11 @@ import SerialDB
 /// app's; a table rebuild drops them with the old table, so they are created again after
 /// every schema change of the table.
 enum ChangeCapture {
+    /// The condition of an outbox entry not sent yet, as the triggers test it. The `+` keeps
+    /// the seq from being used as a range to scan: the key's index finds its entries, however
+    /// many wait.
+    static let unsent = "+seq > \(SyncMetadata.sentThroughSQL)"
+
     static func triggerNames(of table: String) -> [String] {
         ["insert", "update", "delete"].map { "serialdb_sync_\($0)_\(table)" }
     }
@@ -40,7 +45,7 @@ enum ChangeCapture {
         let names = triggerNames(of: table.name).map(\.quotedDatabaseIdentifier)
         func record(_ key: String, _ op: String, when condition: String = "1") -> String {
             """
-            DELETE FROM serialdb_sync_outbox WHERE sent = 0 AND table_name = \(tableName) AND key = \(key) AND \(condition);
+            DELETE FROM serialdb_sync_outbox WHERE \(unsent) AND table_name = \(tableName) AND key = \(key) AND \(condition);
             INSERT INTO serialdb_sync_outbox(table_name, key, op) SELECT \(tableName), \(key), '\(op)' WHERE \(condition);
             """
         }

@@ -99,12 +99,12 @@ enum Outbox {
         return nil
     }
 
-    /// Whether an entry with a seq in a range (`?1` to `?2`) is marked sent, and the first
-    /// entry marked sent: both through the partial index of sent entries, whatever the outbox
+    /// Whether an entry with a seq in a range (`?1` to `?2`, a kept batch: every entry in it is
+    /// sent) is left, and the first entry sent: both a seek in the outbox's seqs, whatever it
     /// holds (one retry's check runs at the start of every upload).
-    static let sentEntryInRangeSQL =
-        "SELECT EXISTS (SELECT 1 FROM serialdb_sync_outbox WHERE sent = 1 AND seq BETWEEN ? AND ?)"
-    static let firstSentEntrySQL = "SELECT min(seq) FROM serialdb_sync_outbox WHERE sent = 1"
+    static let sentEntryInRangeSQL = "SELECT EXISTS (SELECT 1 FROM serialdb_sync_outbox WHERE seq BETWEEN ? AND ?)"
+    static let firstSentEntrySQL =
+        "SELECT min(seq) FROM serialdb_sync_outbox WHERE seq <= \(SyncMetadata.sentThroughSQL)"
 
     private static func freshBatch(_ db: Database, limit: Int, through highWater: Int64, sending: Set<[String]>?)
         throws -> Batch
@@ -116,7 +116,7 @@ enum Outbox {
                 SELECT entry.seq, entry.table_name, entry.key, entry.op, coalesce(known.version, 0)
                 FROM serialdb_sync_outbox AS entry LEFT JOIN serialdb_sync_row AS known
                 ON known.table_name = entry.table_name AND known.key = entry.key
-                WHERE entry.sent = 0 AND entry.seq <= ? ORDER BY entry.seq LIMIT ?
+                WHERE entry.seq > \(SyncMetadata.sentThroughSQL) AND entry.seq <= ? ORDER BY entry.seq LIMIT ?
                 """,
             arguments: [highWater, limit])
         var tables: [String: SyncedTable] = [:]
@@ -204,13 +204,12 @@ enum Outbox {
             arguments: [first, last, "[" + mutations.joined(separator: ",") + "]"])
     }
 
-    /// Keeps the batch's mutations for a retry and marks its entries sent, in two statements.
+    /// Keeps the batch's mutations for a retry and marks its entries sent (`sent_through`
+    /// moves to its last seq), in two statements whatever its size.
     private static func markSent(_ db: Database, _ batch: Batch) throws {
         guard let first = batch.mutations.first?.seq, let last = batch.mutations.last?.seq else { return }
         try keep(db, first: first, last: last, mutations: batch.encodedMutations)
-        try db.execute(
-            sql: "UPDATE serialdb_sync_outbox SET sent = 1 WHERE seq IN (SELECT value FROM json_each(?))",
-            arguments: [SyncMetadata.jsonArray(integers: batch.mutations.map(\.seq))])
+        try db.execute(sql: "UPDATE serialdb_sync_state SET sent_through = ? WHERE id = 1", arguments: [last])
     }
 
     /// The first column (by name) of the mutation's row or key that holds an infinite REAL.

@@ -67,8 +67,8 @@ public final class SyncClient: Sendable {
         self.conflictResolver = conflictResolver
         self.pageSize = min(max(pageSize, 1), SyncLimits.defaultPageSize)
         clientID = try database.write { db in
-            let (clientID, migratedKeys) = try SyncMetadata.install(db)
-            try Self.restoreTriggers(db, all: migratedKeys)
+            let (clientID, staleTriggers) = try SyncMetadata.install(db)
+            try Self.restoreTriggers(db, all: staleTriggers)
             return clientID
         }
     }
@@ -405,7 +405,7 @@ public final class SyncClient: Sendable {
 
     /// Puts back the outbox triggers of account tables that lost them (an app migration that
     /// rebuilt a synced table, for example), or of every account table when `all` (their
-    /// canonical key changed form).
+    /// canonical key changed form, or they test the `sent` flag of an earlier version).
     private static func restoreTriggers(_ db: Database, all: Bool) throws {
         for table in try SyncMetadata.tableStates(db) where table.ownerType == "account" {
             guard try db.tableExists(table.table) else { continue }

@@ -7,23 +7,29 @@ import SerialDBSyncWire
 /// engine never treats them as the app's:
 ///
 /// - `serialdb_sync_state`: one row, this device's client id, the form of the canonical keys
-///   (`key_format`, see `CanonicalKey`) and the `applying` flag. The
+///   (`key_format`, see `CanonicalKey`), `sent_through` and the `applying` flag. The
 ///   flag is set to 1 and back to 0 inside each transaction that applies server rows, so the
 ///   outbox triggers stay quiet for those writes; other connections never see it set, and a
-///   crash rolls it back with the rest.
+///   crash rolls it back with the rest. `sent_through` is the highest seq ever sent: see the
+///   outbox.
 /// - `serialdb_sync_table`: an integer id per synced table, so that the triggers name their
 ///   table without putting a name into SQL text.
 /// - `serialdb_sync_row`: the server version each row was last seen at (its next base
 ///   version), keyed by table and canonical key. No entry: the key is new to the server.
-/// - `serialdb_sync_outbox`: local changes in order; `seq` is the seq sent to the server. At
-///   most one unsent entry per key (a newer change replaces it). `sent` marks an entry sent
-///   without an answer yet (a partial index holds those alone).
+/// - `serialdb_sync_outbox`: local changes in order; `seq` is the seq sent to the server. An
+///   entry is sent (without an answer yet) exactly when its seq is at most `sent_through`:
+///   batches are read in seq order from the first unsent entry, an entry a batch skips leaves
+///   the outbox, and a later change gets a higher seq, so the sent entries are exactly those
+///   of the kept batches below. At most one unsent entry per key (a newer change replaces it).
+///   Databases synced by an earlier version marked each sent entry in a column `sent` (and a
+///   partial index of those): ``install(_:)`` takes `sent_through` from it once, and the
+///   column stays, unused. Marking a batch sent thus writes one number instead of every entry
+///   and an index entry each (6,500 instructions per entry).
 /// - `serialdb_sync_sent`: each batch sent without an answer (its entries' seqs `first_seq` to
 ///   `last_seq`), its mutations exactly as the request carried them, so that a retry repeats
-///   it. One row per batch beside the outbox rather than a copy in each entry: marking a batch
-///   sent writes one row and flips a flag of the same size per entry (growing every entry in
-///   place by its mutation cost twice as much, a row per entry about 9,000 instructions per
-///   entry to write and delete), and answered entries are deleted from a table of small rows.
+///   it. One row per batch beside the outbox rather than a copy in each entry (growing every
+///   entry in place costs twice as much, a row per entry about 9,000 instructions per entry
+///   to write and delete), and answered entries are deleted from a table of small rows.
 ///   Databases synced by an earlier version kept each mutation in an outbox column `mutation`,
 ///   which ``install(_:)`` empties into this table.
 /// - `serialdb_sync_resync`, `serialdb_sync_seen`: a resync in progress and the keys it has
@@ -43,7 +49,8 @@ enum SyncMetadata {
             id INTEGER PRIMARY KEY CHECK (id = 1),
             client_id TEXT NOT NULL,
             applying INTEGER NOT NULL DEFAULT 0,
-            key_format INTEGER NOT NULL DEFAULT 2)
+            key_format INTEGER NOT NULL DEFAULT 2,
+            sent_through INTEGER NOT NULL DEFAULT 0)
         """,
         "CREATE TABLE IF NOT EXISTS serialdb_sync_table(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)",
         """
@@ -54,17 +61,13 @@ enum SyncMetadata {
         """
         CREATE TABLE IF NOT EXISTS serialdb_sync_outbox(
             seq INTEGER PRIMARY KEY AUTOINCREMENT,
-            table_name TEXT NOT NULL, key TEXT NOT NULL, op TEXT NOT NULL,
-            sent INTEGER NOT NULL DEFAULT 0)
+            table_name TEXT NOT NULL, key TEXT NOT NULL, op TEXT NOT NULL)
         """,
         """
         CREATE TABLE IF NOT EXISTS serialdb_sync_sent(
             first_seq INTEGER PRIMARY KEY, last_seq INTEGER NOT NULL, mutations TEXT NOT NULL)
         """,
         "CREATE INDEX IF NOT EXISTS serialdb_sync_outbox_key ON serialdb_sync_outbox(table_name, key)",
-        // The entries sent without an answer, at most two batches: found without reading an
-        // outbox a long time offline filled (41 ms at a million entries without it).
-        "CREATE INDEX IF NOT EXISTS serialdb_sync_outbox_sent ON serialdb_sync_outbox(seq) WHERE sent = 1",
         "CREATE TABLE IF NOT EXISTS serialdb_sync_resync(table_name TEXT PRIMARY KEY NOT NULL)",
         """
         CREATE TABLE IF NOT EXISTS serialdb_sync_seen(
@@ -72,30 +75,54 @@ enum SyncMetadata {
         """,
     ]
 
-    /// Creates the tables when missing, rewrites the keys of a database synced before the
-    /// current canonical form, and returns this device's client id (a UUID made once) and
-    /// whether keys were rewritten (the outbox triggers then compute the old form).
-    static func install(_ db: Database) throws -> (clientID: String, migratedKeys: Bool) {
+    /// Creates the tables when missing, brings a database synced by an earlier version to the
+    /// current layout (canonical keys, kept batches, `sent_through`), and returns this
+    /// device's client id (a UUID made once) and whether the outbox triggers must be made
+    /// again (they compute an old key form, or test the old `sent` flag).
+    static func install(_ db: Database) throws -> (clientID: String, staleTriggers: Bool) {
+        let stateColumns = try columnNames(db, of: "serialdb_sync_state")
         for statement in statements {
             try db.execute(sql: statement)
         }
         let migratedKeys = try CanonicalKey.migrateLegacyKeys(db)
         try moveSentMutations(db)
+        let movedSentFlag = try moveSentFlag(db, stateColumns: stateColumns)
         try db.execute(
             sql: "INSERT OR IGNORE INTO serialdb_sync_state(id, client_id) VALUES (1, ?)",
             arguments: [UUID().uuidString.lowercased()])
         guard let clientID = try db.fetchOne(String.self, sql: "SELECT client_id FROM serialdb_sync_state") else {
             throw SyncError(.invalidAccount, "The sync state row is missing; the database was changed by hand.")
         }
-        return (clientID, migratedKeys)
+        return (clientID, migratedKeys || movedSentFlag)
+    }
+
+    /// The columns of `table`, none when it does not exist.
+    private static func columnNames(_ db: Database, of table: String) throws -> [String] {
+        try db.fetchAll(String.self, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table])
+    }
+
+    /// Gives a state row made before `sent_through` the column, taken from the `sent` flags of
+    /// the outbox (every sent entry comes before every unsent one, as now), and drops their
+    /// index. Returns whether it did: the triggers then still test the flag.
+    private static func moveSentFlag(_ db: Database, stateColumns: [String]) throws -> Bool {
+        guard !stateColumns.isEmpty, !stateColumns.contains("sent_through") else { return false }
+        try db.execute(sql: "ALTER TABLE serialdb_sync_state ADD COLUMN sent_through INTEGER NOT NULL DEFAULT 0")
+        if try columnNames(db, of: "serialdb_sync_outbox").contains("sent") {
+            try db.execute(
+                sql: """
+                    UPDATE serialdb_sync_state
+                    SET sent_through = coalesce((SELECT max(seq) FROM serialdb_sync_outbox WHERE sent = 1), 0)
+                    """)
+        }
+        try db.execute(sql: "DROP INDEX IF EXISTS serialdb_sync_outbox_sent")
+        return true
     }
 
     /// Moves the mutations an earlier version kept in the outbox's `mutation` column into
     /// `serialdb_sync_sent`, so that a request sent before the upgrade is retried as it was (the
     /// column stays, empty). They go in batches as large as an upload's, in seq order.
     private static func moveSentMutations(_ db: Database) throws {
-        let columns = try db.fetchAll(String.self, sql: "SELECT name FROM pragma_table_info('serialdb_sync_outbox')")
-        guard columns.contains("mutation") else { return }
+        guard try columnNames(db, of: "serialdb_sync_outbox").contains("mutation") else { return }
         let kept = try db.fetchAll(
             Row.self,
             sql: "SELECT seq, mutation FROM serialdb_sync_outbox WHERE sent = 1 AND mutation IS NOT NULL ORDER BY seq")
@@ -118,6 +145,10 @@ enum SyncMetadata {
         try keepBatch()
         try db.execute(sql: "UPDATE serialdb_sync_outbox SET mutation = NULL WHERE mutation IS NOT NULL")
     }
+
+    /// The highest seq ever sent, as an SQL expression: the outbox entries at or below it are
+    /// the ones sent without an answer (see the outbox above).
+    static let sentThroughSQL = "(SELECT sent_through FROM serialdb_sync_state WHERE id = 1)"
 
     /// Runs `block` with the outbox triggers quiet: call inside a transaction only.
     static func applyingServerRows<T>(_ db: Database, _ block: () throws -> T) throws -> T {

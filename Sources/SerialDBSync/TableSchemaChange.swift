@@ -191,10 +191,15 @@ enum TableSchemaChange {
             return result
         }
         // The table's entries sent without an answer (moved to its new name already), and the
-        // kept batches that hold them.
+        // kept batches that hold them. The sent entries are the outbox's first: found by seq,
+        // not among the table's unsent ones.
         let seqs = Set(
             try db.fetchAll(
-                Int64.self, sql: "SELECT seq FROM serialdb_sync_outbox WHERE table_name = ? AND sent = 1",
+                Int64.self,
+                sql: """
+                    SELECT seq FROM serialdb_sync_outbox
+                    WHERE seq <= \(SyncMetadata.sentThroughSQL) AND +table_name = ?
+                    """,
                 arguments: [table.name]))
         guard !seqs.isEmpty else { return }
         for kept in try db.fetchAll(Row.self, sql: "SELECT first_seq, mutations FROM serialdb_sync_sent") {
@@ -230,7 +235,10 @@ enum TableSchemaChange {
         try ChangeCapture.remove(db, table: name)
         let primaryKey = (try? SyncedTable(db, name: name))?.primaryKey ?? []
         let unsent = try db.fetchAll(
-            Row.self, sql: "SELECT key, op FROM serialdb_sync_outbox WHERE table_name = ? AND sent = 0 ORDER BY seq",
+            Row.self,
+            sql: """
+                SELECT key, op FROM serialdb_sync_outbox WHERE table_name = ? AND \(ChangeCapture.unsent) ORDER BY seq
+                """,
             arguments: [name])
         let rejected = try unsent.map { entry in
             SyncRejection(
@@ -243,7 +251,8 @@ enum TableSchemaChange {
                     "not sent: the server no longer syncs table \(JSONWriter.quoted(name)); the local table and "
                     + "its rows are kept, unsynced")
         }
-        try db.execute(sql: "DELETE FROM serialdb_sync_outbox WHERE table_name = ? AND sent = 0", arguments: [name])
+        try db.execute(
+            sql: "DELETE FROM serialdb_sync_outbox WHERE table_name = ? AND \(ChangeCapture.unsent)", arguments: [name])
         for sideTable in ["serialdb_sync_row", "serialdb_sync_seen", "serialdb_sync_resync"] {
             try db.execute(sql: "DELETE FROM \(sideTable) WHERE table_name = ?", arguments: [name])
         }

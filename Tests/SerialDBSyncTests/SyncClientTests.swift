@@ -201,7 +201,9 @@ struct SyncClientTests {
         try phone.insertNote("b", "as sent too")
         phone.transport.failOnce("post-data", .after)
         await #expect(throws: SyncError.self) { _ = try await phone.client.sync() }
-        // What an earlier version left: each kept mutation in an outbox column, no kept batch.
+        // What an earlier version left: each kept mutation in an outbox column, no kept batch,
+        // sent entries flagged.
+        try phone.revertToSentFlagLayout()
         try phone.execute("ALTER TABLE serialdb_sync_outbox ADD COLUMN mutation TEXT")
         try phone.execute(
             """
@@ -237,6 +239,51 @@ struct SyncClientTests {
             try db.fetchOne(Int.self, sql: "SELECT count(*) FROM serialdb_sync_sent")
         }
         #expect(kept == 0)
+    }
+
+    @Test("an upload unanswered under the release that flagged sent entries is retried; later changes keep theirs")
+    func retryFlaggedByTheReleaseBeforeIsSentAsItWas() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try InProcessSyncServer(tables: [noteTable])
+        let phone = try Device(.file, in: directory, name: "phone", server: server)
+        _ = try await phone.client.sync()
+        try phone.insertNote("a", "as sent")
+        try phone.insertNote("b", "as sent too")
+        phone.transport.failOnce("post-data", .after)
+        await #expect(throws: SyncError.self) { _ = try await phone.client.sync() }
+        try phone.revertToSentFlagLayout()
+        // Under that release's trigger, a change of a sent key adds an entry of its own.
+        try phone.execute("UPDATE note SET title = 'edited before' WHERE id = 'a'")
+        #expect(try phone.outboxCount() == 3)
+        let reopened = try SyncClient(queue: phone.queue, transport: phone.transport)
+        let (sentThrough, triggers) = try await phone.queue.read { db in
+            (
+                try db.fetchOne(Int64.self, sql: "SELECT " + SyncMetadata.sentThroughSQL),
+                try db.fetchAll(
+                    String.self, sql: "SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND sql LIKE '%sent = 0%'")
+            )
+        }
+        #expect(sentThrough == 2, "the two sent entries")
+        #expect(triggers.isEmpty, "the triggers test sent_through now")
+        let upgraded = try await reopened.sync()
+        #expect(upgraded.uploaded == 3 && upgraded.conflicts.isEmpty, "the retry of two, then the edit")
+        // A batch sent and unanswered after the upgrade is not flagged: a trigger left as it was
+        // would replace its entry, and the retry would find nothing to send.
+        try phone.insertNote("c", "after the upgrade")
+        phone.transport.failOnce("post-data", .after)
+        await #expect(throws: SyncError.self) { _ = try await reopened.sync() }
+        try phone.execute("UPDATE note SET title = 'edited after' WHERE id = 'c'")
+        let retry = try await reopened.sync()
+        #expect(retry.conflicts.isEmpty && retry.rejected.isEmpty)
+        #expect(try phone.outboxCount() == 0)
+        let titles = Dictionary(
+            try server.rows(of: "note", account: "alice").map { ($0["id"], $0["title"]) }, uniquingKeysWith: { $1 })
+        #expect(
+            titles == [
+                .text("a"): .text("edited before"), .text("b"): .text("as sent too"), .text("c"): .text("edited after"),
+            ])
+        let received = server.receivedSeqs.withLock { $0 }
+        #expect(Set(received).count == 5, "a, b, a again, c, c again: \(received)")
     }
 
     @Test("a kept copy of an unanswered upload, damaged or deleted by hand, stops the upload and says what to do")

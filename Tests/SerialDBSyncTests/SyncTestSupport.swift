@@ -1,7 +1,9 @@
 import Foundation
 import SerialDB
-import SerialDBSync
 import SerialDBTestSupport
+import Testing
+
+@testable import SerialDBSync
 
 /// The note table of the protocol's examples, and a global one.
 let noteTable = InProcessSyncServer.Table(
@@ -43,6 +45,28 @@ struct Device {
             uniqueKeysWithValues: try rows.map {
                 (try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1))
             })
+    }
+
+    /// Puts the database back in the layout of the release before `sent_through`, as that
+    /// release left it: each sent entry flagged `sent = 1` (with their partial index), and
+    /// outbox triggers that replace an entry only while it is flagged unsent.
+    func revertToSentFlagLayout() throws {
+        try queue.write { db in
+            try db.execute(sql: "ALTER TABLE serialdb_sync_outbox ADD COLUMN sent INTEGER NOT NULL DEFAULT 0")
+            try db.execute(sql: "UPDATE serialdb_sync_outbox SET sent = 1 WHERE seq <= \(SyncMetadata.sentThroughSQL)")
+            try db.execute(sql: "CREATE INDEX serialdb_sync_outbox_sent ON serialdb_sync_outbox(seq) WHERE sent = 1")
+            let triggers = try db.fetchAll(
+                Row.self,
+                sql: "SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' AND name LIKE 'serialdb_sync_%'")
+            for trigger in triggers {
+                let name: String = try trigger.decode(at: 0)
+                let sql: String = try trigger.decode(at: 1)
+                #expect(sql.contains(ChangeCapture.unsent))
+                try db.execute(sql: "DROP TRIGGER \(name.quotedDatabaseIdentifier)")
+                try db.execute(sql: sql.replacingOccurrences(of: ChangeCapture.unsent, with: "sent = 0"))
+            }
+            try db.execute(sql: "ALTER TABLE serialdb_sync_state DROP COLUMN sent_through")
+        }
     }
 
     func outboxCount() throws -> Int {

@@ -15,11 +15,12 @@ import Testing
 struct UploadPipelineTests {
     private func sentCount(_ queue: DatabaseQueue) -> Int {
         (try? queue.read { db in
-            try db.fetchOne(Int.self, sql: "SELECT count(*) FROM serialdb_sync_outbox WHERE sent = 1")
+            try db.fetchOne(
+                Int.self, sql: "SELECT count(*) FROM serialdb_sync_outbox WHERE seq <= \(SyncMetadata.sentThroughSQL)")
         }) ?? 0
     }
 
-    @Test("entries sent without an answer are found through their own index behind 20,000 waiting ones")
+    @Test("entries sent without an answer, and an unsent one of a key, are found by a seek behind 20,000 waiting ones")
     func sentEntriesAreFoundWithoutReadingTheOutbox() async throws {
         let directory = try TemporaryDirectory()
         let server = try InProcessSyncServer(tables: [noteTable])
@@ -36,7 +37,11 @@ struct UploadPipelineTests {
         device.transport.failOnce("post-data", .after)
         await #expect(throws: SyncError.self) { _ = try await device.client.sync() }
         #expect(sentCount(device.queue) == 1_000)
-        let (first, inRange, plans) = try await device.queue.read { db in
+        // What the outbox trigger runs for each write of the app: the key's unsent entry.
+        let replaced =
+            "DELETE FROM serialdb_sync_outbox WHERE \(ChangeCapture.unsent) AND table_name = 'note' AND key = ?"
+        // (A write block: the plan of a DELETE is asked for, although nothing runs.)
+        let (first, inRange, plans, keyPlan) = try await device.queue.write { db in
             func plan(_ sql: String, _ arguments: StatementArguments) throws -> String {
                 try db.fetchAll(Row.self, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments)
                     .map { try $0.decode(String.self, at: 3) }.joined(separator: "; ")
@@ -44,13 +49,15 @@ struct UploadPipelineTests {
             return (
                 try db.fetchOne(Int64.self, sql: Outbox.firstSentEntrySQL),
                 try db.fetchOne(Bool.self, sql: Outbox.sentEntryInRangeSQL, arguments: [1, 500]),
-                [try plan(Outbox.firstSentEntrySQL, []), try plan(Outbox.sentEntryInRangeSQL, [1, 500])]
+                [try plan(Outbox.firstSentEntrySQL, []), try plan(Outbox.sentEntryInRangeSQL, [1, 500])],
+                try plan(replaced, ["Tn10000"])
             )
         }
         #expect(first == 1 && inRange == true)
         for plan in plans {
-            #expect(plan.contains("INDEX serialdb_sync_outbox_sent"), "\(plan)")
+            #expect(plan.contains("USING INTEGER PRIMARY KEY (rowid"), "\(plan)")
         }
+        #expect(keyPlan.contains("USING INDEX serialdb_sync_outbox_key (table_name=? AND key=?)"), "\(keyPlan)")
         let retry = try await device.client.sync()
         #expect(retry.uploaded == 20_000)
         #expect(sentCount(device.queue) == 0)
