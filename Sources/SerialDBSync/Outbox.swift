@@ -251,19 +251,18 @@ enum Outbox {
         var settled = Settled()
         try SyncMetadata.applyingServerRows(db) {
             try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
-            // The batch's entries leave the outbox in one statement, which returns their keys.
-            let seqs = SyncMetadata.jsonArray(integers: batch.map(\.seq))
+            // The batch's entries leave the outbox in one statement, which returns their keys:
+            // a range of seqs, because a sent batch is every entry left between its first and
+            // last seq (see `SyncMetadata`).
             var keysBySeq: [Int64: String] = [:]
             keysBySeq.reserveCapacity(batch.count)
-            for row in try db.fetchAll(
-                Row.self,
-                sql:
-                    "DELETE FROM serialdb_sync_outbox WHERE seq IN (SELECT value FROM json_each(?)) RETURNING seq, key",
-                arguments: [seqs])
-            {
-                keysBySeq[try row.decode(Int64.self, at: 0)] = try row.decode(String.self, at: 1)
-            }
-            if let first = batch.first?.seq {
+            if let first = batch.first?.seq, let last = batch.last?.seq {
+                for row in try db.fetchAll(
+                    Row.self, sql: "DELETE FROM serialdb_sync_outbox WHERE seq BETWEEN ? AND ? RETURNING seq, key",
+                    arguments: [first, last])
+                {
+                    keysBySeq[try row.decode(Int64.self, at: 0)] = try row.decode(String.self, at: 1)
+                }
                 try db.execute(sql: "DELETE FROM serialdb_sync_sent WHERE first_seq = ?", arguments: [first])
             }
             var tables: [String: SyncedTable] = [:]
