@@ -88,13 +88,15 @@ enum Outbox {
             }
             return batch
         }
-        // Entries marked sent whose copy is gone would never be answered, nor replaced by a newer
+        // Entries sent whose copy is gone would never be answered, nor replaced by a newer
         // change: sent again under their seqs with today's rows, an applied one would be ignored.
         if let stranded = try db.fetchOne(Int64.self, sql: firstSentEntrySQL) {
+            let sentThrough = try db.fetchOne(Int64.self, sql: "SELECT " + SyncMetadata.sentThroughSQL) ?? stranded
             throw SyncError(
                 .invalidResponse,
                 "Upload \(stranded) was sent without an answer, but its kept copy is gone; the database was "
-                    + "changed outside SerialDB. Delete the outbox entries marked sent to go on.")
+                    + "changed outside SerialDB. Delete the outbox entries with seq \(stranded) to \(sentThrough) "
+                    + "to go on.")
         }
         return nil
     }

@@ -310,6 +310,13 @@ struct SyncClientTests {
         let gone = await #expect(throws: SyncError.self) { _ = try await phone.client.sync() }
         #expect(gone?.message.contains("its kept copy is gone") == true)
         #expect(try phone.outboxCount() == 1, "nothing sent under that seq with today's row")
+        // As the message says: those entries go, and the outbox moves on.
+        #expect(gone?.message.contains("Delete the outbox entries with seq 3 to 3") == true, "\(gone?.message ?? "")")
+        try phone.execute("DELETE FROM serialdb_sync_outbox WHERE seq BETWEEN 3 AND 3")
+        try phone.insertNote("d", "after")
+        let after = try await phone.client.sync()
+        #expect(after.uploaded == 1 && after.conflicts.isEmpty)
+        #expect(try phone.outboxCount() == 0)
     }
 
     @Test("an upload retried after the server dropped its results is a duplicate: it leaves the outbox, no error")
