@@ -131,6 +131,30 @@ extension Statement {
         try first(arguments: arguments) { try T(row: $0) }
     }
 
+    /// Runs the query and calls `body` with each row as it is read, without copying any: the
+    /// cursor API of ``Database/forEachRow(sql:arguments:_:)`` for a statement kept or cached
+    /// for many runs.
+    ///
+    /// The row is valid only during the call (``Row/copy()`` keeps one). Throw from `body` to
+    /// stop early; the statement is reset either way. `body` may run other statements, but
+    /// not this one (it would reset it).
+    ///
+    /// ```swift
+    /// let byTeam = try db.cachedStatement(sql: "SELECT name FROM player WHERE team = ?")
+    /// try byTeam.forEachRow(arguments: ["red"]) { row in names.append(try row.decode(at: 0)) }
+    /// ```
+    ///
+    /// - Throws: ``DatabaseError``; ``SerialDBError`` when the arguments do not match the
+    ///   parameters; what `body` throws.
+    public func forEachRow(arguments: StatementArguments = [], _ body: (Row) throws -> Void) throws {
+        try start(arguments: arguments)
+        defer { reset() }
+        let row = Row(statement: self)
+        while try step() {
+            try body(row)
+        }
+    }
+
     @inlinable
     func collect<T>(arguments: StatementArguments, _ decode: (Row) throws -> T) throws -> [T] {
         try start(arguments: arguments)
