@@ -116,12 +116,13 @@ public final class PostgresSyncStore: SyncStore {
         // client's mark comes with it, in the same round trip.
         let state = try connection.run(Self.lockForUpload, [account, clientID ?? ""])
         let start = try state.int64(0, 0) ?? 0
-        let highest = clientID == nil ? 0 : try state.int64(0, 1) ?? 0
+        // The highest seq answered to the client, nil when none was (a first seq may be 0).
+        let highest = clientID == nil ? nil : try state.int64(0, 1)
         var version = start
         var remembered: [Int64: SyncUploadOutcome] = [:]
         // A result is recorded in the transaction that raises the mark to its seq or above, so
         // only seqs at or below the mark can have one: a new request's seqs need no lookup.
-        let answered = mutations.map(\.seq).filter { $0 <= highest }
+        let answered = mutations.map(\.seq).filter { SyncUploadRule.wasAnswered($0, highestAnswered: highest) }
         if let clientID, !answered.isEmpty {
             let found = try connection.run(Self.findApplied, [account, clientID, PostgresArray.bigint(answered)])
             for row in 0..<found.count {
@@ -170,7 +171,9 @@ public final class PostgresSyncStore: SyncStore {
         if let clientID, !recorded.isEmpty {
             try record(recorded, account: account, clientID: clientID, on: connection)
         }
-        if let clientID, let top = mutations.map(\.seq).max(), top > highest {
+        if let clientID, let top = mutations.map(\.seq).max(),
+            !SyncUploadRule.wasAnswered(top, highestAnswered: highest)
+        {
             try connection.run(Self.raiseHighest, [account, clientID, String(top)])
         }
         if version != start {

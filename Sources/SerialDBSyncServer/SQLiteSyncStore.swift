@@ -206,13 +206,12 @@ public final class SQLiteSyncStore: SyncStore {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
             let now = ResultClock.seconds(clock())
-            let highest =
-                try clientID.flatMap { clientID in
-                    try db.fetchOne(
-                        Int64.self,
-                        sql: "SELECT highest_seq FROM serialdb_sync_client WHERE account = ? AND client_id = ?",
-                        arguments: [account, clientID])
-                } ?? 0
+            // The highest seq answered to the client, nil when none was (a first seq may be 0).
+            let highest = try clientID.flatMap { clientID in
+                try db.fetchOne(
+                    Int64.self, sql: "SELECT highest_seq FROM serialdb_sync_client WHERE account = ? AND client_id = ?",
+                    arguments: [account, clientID])
+            }
             let findCurrent = try db.cachedStatement(
                 sql:
                     "SELECT version, deleted, row FROM serialdb_sync_row WHERE table_name = ? AND owner = ? AND key = ?"
@@ -230,7 +229,7 @@ public final class SQLiteSyncStore: SyncStore {
             for mutation in mutations {
                 // A result is recorded in the transaction that raises the mark to its seq or
                 // above: a seq above the mark has none, and needs no lookup.
-                if let clientID, mutation.seq <= highest,
+                if let clientID, SyncUploadRule.wasAnswered(mutation.seq, highestAnswered: highest),
                     let answer = SyncUploadRule.earlierAnswer(
                         remembered: try findApplied.fetchOne(
                             StoredResult.self, arguments: [account, clientID, mutation.seq]
@@ -261,7 +260,9 @@ public final class SQLiteSyncStore: SyncStore {
             if version != startVersion {
                 try db.execute(sql: "UPDATE serialdb_sync_state SET version = ?", arguments: [version])
             }
-            if let clientID, let top = mutations.map(\.seq).max(), top > highest {
+            if let clientID, let top = mutations.map(\.seq).max(),
+                !SyncUploadRule.wasAnswered(top, highestAnswered: highest)
+            {
                 try db.execute(
                     sql: """
                         INSERT INTO serialdb_sync_client(account, client_id, highest_seq) VALUES (?, ?, ?)

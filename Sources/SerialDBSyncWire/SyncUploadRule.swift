@@ -14,14 +14,22 @@ public enum SyncUploadRule {
     /// - Parameters:
     ///   - remembered: the result recorded for its (account, client id, seq), if any.
     ///   - seq: its seq.
-    ///   - highestAnswered: the highest seq answered for its (account, client id), 0 when none.
+    ///   - highestAnswered: the highest seq answered for its (account, client id), `nil` when
+    ///     none was (a client's first seq may be 0: that is not "0 answered").
     /// - Returns: the remembered result; ``SyncUploadOutcome/duplicate`` for a seq at or below
     ///   the highest one answered whose result expired; `nil` otherwise.
-    public static func earlierAnswer(remembered: SyncUploadOutcome?, seq: Int64, highestAnswered: Int64)
+    public static func earlierAnswer(remembered: SyncUploadOutcome?, seq: Int64, highestAnswered: Int64?)
         -> SyncUploadOutcome?
     {
         if let remembered { return remembered }
-        return seq <= highestAnswered ? .duplicate : nil
+        return wasAnswered(seq, highestAnswered: highestAnswered) ? .duplicate : nil
+    }
+
+    /// Whether `seq` is at or below the highest seq answered for its client (`nil`: none was):
+    /// only such a seq can have a result recorded, or have had one.
+    public static func wasAnswered(_ seq: Int64, highestAnswered: Int64?) -> Bool {
+        guard let highestAnswered else { return false }
+        return seq <= highestAnswered
     }
 
     /// The version a key's base version must equal: its current version, or 0 when it was

@@ -65,6 +65,22 @@ final class TestClock: Sendable {
         #expect(results(bob).first?["status"] == .string("applied"), "marks are per account")
     }
 
+    /// Seqs are counts, so a client may start at 0: with no seq answered yet, 0 is new.
+    @Test(arguments: SyncStoreKind.allCases)
+    func aFirstSeqOfZeroIsAppliedAndItsRetryGetsItsResult(_ kind: SyncStoreKind) async throws {
+        let running = try RunningSyncServer(kind, clock: TestClock())
+        defer { try? running.stop() }
+        let alice = running.alice
+        let first = try await alice.postData(client: "zero", [upsert(0, "note", #"{"id": "z", "title": "zero"}"#)])
+        #expect(results(first).first?["status"] == .string("applied"))
+        let retry = try await alice.postData(client: "zero", [upsert(0, "note", #"{"id": "z", "title": "zero"}"#)])
+        #expect(results(retry) == results(first), "the retry gets the first result")
+        let next = try await alice.postData(client: "zero", [upsert(1, "note", #"{"id": "y", "title": "one"}"#)])
+        #expect(results(next).first?["status"] == .string("applied"))
+        let (changes, _) = try await alice.fetchAll("note")
+        #expect(changes.count == 2, "z once, y once")
+    }
+
     @Test(arguments: SyncStoreKind.allCases)
     func aRetriedRequestAcrossTheWindowsEdgeGetsDuplicatesAndFirstResults(_ kind: SyncStoreKind) async throws {
         let clock = TestClock()

@@ -37,6 +37,9 @@ struct UploadRuleTests {
         #expect(SyncUploadRule.earlierAnswer(remembered: nil, seq: 1, highestAnswered: 5) == .duplicate)
         #expect(SyncUploadRule.earlierAnswer(remembered: nil, seq: 6, highestAnswered: 5) == nil)
         #expect(SyncUploadRule.earlierAnswer(remembered: nil, seq: 1, highestAnswered: 0) == nil)
+        // No seq answered yet: a first seq of 0 is new, not at or below a mark of 0.
+        #expect(SyncUploadRule.earlierAnswer(remembered: nil, seq: 0, highestAnswered: nil) == nil)
+        #expect(SyncUploadRule.earlierAnswer(remembered: nil, seq: 0, highestAnswered: 0) == .duplicate)
     }
 
     @Test("every outcome but a duplicate is recorded and read back the same; a record missing its columns is refused")
