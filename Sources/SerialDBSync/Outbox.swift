@@ -21,9 +21,18 @@ enum Outbox {
         /// left the outbox, as a change the server rejects does; the local row is untouched.
         var rejected: [SyncRejection] = []
         /// The (table, key) of each mutation of a batch read from the outbox (not a retry).
-        var keys: Set<[String]> = []
+        var keys: Set<TableKey> = []
+        /// The canonical key of each mutation, in order, for a batch read from the outbox (empty
+        /// for a retry): settling the answer needs them, and need not read them back.
+        var entryKeys: [String] = []
 
         var isEmpty: Bool { mutations.isEmpty && rejected.isEmpty }
+    }
+
+    /// A row of a synced table: its table's name and canonical key.
+    struct TableKey: Hashable, Sendable {
+        var table: String
+        var key: String
     }
 
     /// The most bytes of mutations one upload carries. The server refuses a request body over
@@ -47,7 +56,7 @@ enum Outbox {
     /// never report it), and it holds no retry (the only entries marked sent are the batch on
     /// its way).
     static func nextBatch(
-        _ db: Database, limit: Int, through highWater: Int64, sending: Set<[String]>? = nil
+        _ db: Database, limit: Int, through highWater: Int64, sending: Set<TableKey>? = nil
     ) throws -> Batch {
         if sending == nil, let retry = try retryBatch(db) { return retry }
         return try freshBatch(db, limit: limit, through: highWater, sending: sending)
@@ -108,83 +117,113 @@ enum Outbox {
     static let firstSentEntrySQL =
         "SELECT min(seq) FROM serialdb_sync_outbox WHERE seq <= \(SyncMetadata.sentThroughSQL)"
 
-    private static func freshBatch(_ db: Database, limit: Int, through highWater: Int64, sending: Set<[String]>?)
+    /// One outbox entry to send: its seq, row, operation and the version its key was last seen at.
+    private struct Entry {
+        var seq: Int64
+        var table: String
+        var key: String
+        var isUpsert: Bool
+        var baseVersion: Int64
+    }
+
+    /// The unsent entries after `sent_through`, up to `highWater`, in seq order, each with the
+    /// version its key was last seen at (its base version): one index probe each.
+    private static let unsentEntriesSQL = """
+        SELECT entry.seq, entry.table_name, entry.key, entry.op = 'upsert', coalesce(known.version, 0)
+        FROM serialdb_sync_outbox AS entry LEFT JOIN serialdb_sync_row AS known
+        ON known.table_name = entry.table_name AND known.key = entry.key
+        WHERE entry.seq > \(SyncMetadata.sentThroughSQL) AND entry.seq <= ? ORDER BY entry.seq LIMIT ?
+        """
+
+    private static func freshBatch(_ db: Database, limit: Int, through highWater: Int64, sending: Set<TableKey>?)
         throws -> Batch
     {
-        // With the version each key was last seen at (its base version), one index probe each.
-        let entries = try db.fetchAll(
-            Row.self,
-            sql: """
-                SELECT entry.seq, entry.table_name, entry.key, entry.op, coalesce(known.version, 0)
-                FROM serialdb_sync_outbox AS entry LEFT JOIN serialdb_sync_row AS known
-                ON known.table_name = entry.table_name AND known.key = entry.key
-                WHERE entry.seq > \(SyncMetadata.sentThroughSQL) AND entry.seq <= ? ORDER BY entry.seq LIMIT ?
-                """,
-            arguments: [highWater, limit])
+        var entries: [Entry] = []
+        entries.reserveCapacity(limit)
+        try db.cachedStatement(sql: unsentEntriesSQL).forEachRow(arguments: [highWater, limit]) { row in
+            entries.append(
+                Entry(
+                    seq: try row.decode(at: 0), table: try row.decode(at: 1), key: try row.decode(at: 2),
+                    isUpsert: try row.decode(at: 3), baseVersion: try row.decode(at: 4)))
+        }
         var tables: [String: SyncedTable] = [:]
         var batch = Batch()
+        batch.mutations.reserveCapacity(entries.count)
+        batch.encodedMutations.reserveCapacity(entries.count)
+        batch.entryKeys.reserveCapacity(entries.count)
+        batch.keys.reserveCapacity(entries.count)
         var bytes = 0
-        var waitsForSending = false
+        // Entries that leave the outbox without being sent: a delete of a key the server never
+        // had, and rejections.
+        var dropped: [Int64] = []
         for entry in entries {
-            let seq: Int64 = try entry.decode(at: 0)
-            let tableName: String = try entry.decode(at: 1)
-            let key: String = try entry.decode(at: 2)
-            if let sending, sending.contains([tableName, key]) { break }
+            let tableKey = TableKey(table: entry.table, key: entry.key)
+            if let sending, sending.contains(tableKey) { break }
             let table: SyncedTable
-            if let known = tables[tableName] {
+            if let known = tables[entry.table] {
                 table = known
             } else {
-                table = try SyncedTable(db, name: tableName)
-                tables[tableName] = table
+                table = try SyncedTable(db, name: entry.table)
+                tables[entry.table] = table
             }
-            guard let values = CanonicalKey.parse(key), values.count == table.primaryKey.count else {
+            guard let values = CanonicalKey.parse(entry.key), values.count == table.primaryKey.count else {
                 throw SyncError(
                     .unsupportedTable,
-                    "Outbox entry \(seq) of \(tableName.quotedDatabaseIdentifier) has a key that does not match the "
-                        + "table's primary key; the table's key changed outside the sync.")
+                    "Outbox entry \(entry.seq) of \(entry.table.quotedDatabaseIdentifier) has a key that does not "
+                        + "match the table's primary key; the table's key changed outside the sync.")
             }
-            let baseVersion: Int64 = try entry.decode(at: 4)
             var mutation = SyncMutation(
-                seq: seq, table: tableName, op: .upsert, row: nil, key: nil, baseVersion: baseVersion)
-            if try entry.decode(String.self, at: 3) == "upsert", let row = try table.fetchRow(db, key: values) {
-                mutation.row = row
-            } else if baseVersion == 0 {
+                seq: entry.seq, table: entry.table, op: .upsert, row: nil, key: nil, baseVersion: entry.baseVersion)
+            // The row's values in the order the wire writes them (by name), or nil for a delete.
+            let rowValues = entry.isUpsert ? try table.fetchWireRow(db, key: values) : nil
+            if let rowValues {
+                mutation.row = Dictionary(uniqueKeysWithValues: zip(table.wireLayout.names, rowValues))
+            } else if entry.baseVersion == 0 {
                 // Created and deleted here before the server ever had it: nothing to tell.
-                try db.execute(sql: "DELETE FROM serialdb_sync_outbox WHERE seq = ?", arguments: [seq])
+                dropped.append(entry.seq)
                 continue
             } else {
                 mutation.op = .delete
                 mutation.key = table.wireKey(values)
             }
             // An entry that cannot travel leaves the outbox as a rejection; the local row stays.
-            func reject(_ message: String) throws {
-                if sending != nil {
-                    // Left for a batch made once the one on its way is settled.
-                    waitsForSending = true
-                    return
-                }
-                try db.execute(sql: "DELETE FROM serialdb_sync_outbox WHERE seq = ?", arguments: [seq])
+            // With a batch on its way, it is left for a batch made once that one is settled
+            // (the sync may yet fail and never report it), and this batch ends before it.
+            func reject(_ message: String) -> Bool {
+                guard sending == nil else { return false }
+                dropped.append(entry.seq)
                 batch.rejected.append(
                     SyncRejection(
-                        table: tableName, key: Dictionary(uniqueKeysWithValues: zip(table.primaryKey, values)),
+                        table: entry.table, key: Dictionary(uniqueKeysWithValues: zip(table.primaryKey, values)),
                         operation: mutation.op, message: "not sent: " + message))
+                return true
             }
-            if let column = nonFiniteColumn(of: mutation) {
-                try reject(
+            if let column = nonFiniteColumn(names: table.wireLayout.names, values: rowValues, of: mutation) {
+                let message =
                     "column \(JSONWriter.quoted(column.name)) is \(column.value), which JSON cannot carry to the "
-                        + "server; store a finite number or NULL and the row goes up with the next sync")
-                if waitsForSending { break }
+                    + "server; store a finite number or NULL and the row goes up with the next sync"
+                guard reject(message) else { break }
                 continue
             }
             var writer = JSONWriter(capacity: 256)
-            try mutation.write(to: &writer)
+            if let rowValues {
+                try SyncMutation.write(
+                    seq: mutation.seq, table: mutation.table, op: .upsert, baseVersion: mutation.baseVersion,
+                    to: &writer
+                ) { writer in
+                    writer.field(.row)
+                    try table.wireLayout.write(values: rowValues, to: &writer)
+                }
+            } else {
+                try mutation.write(to: &writer)
+            }
             let encoded = writer.string
             let size = encoded.utf8.count + 1  // and its comma
             if size > maximumBatchBytes {
-                try reject(
+                let message =
                     "the row is \(size) bytes of JSON, more than one upload may carry (\(maximumBatchBytes)); "
-                        + "store less in it and the row goes up with the next sync")
-                if waitsForSending { break }
+                    + "store less in it and the row goes up with the next sync"
+                guard reject(message) else { break }
                 continue
             }
             bytes += size
@@ -192,7 +231,14 @@ enum Outbox {
             if !batch.mutations.isEmpty && bytes > maximumBatchBytes { break }
             batch.mutations.append(mutation)
             batch.encodedMutations.append(encoded)
-            batch.keys.insert([tableName, key])
+            batch.entryKeys.append(entry.key)
+            batch.keys.insert(tableKey)
+        }
+        if !dropped.isEmpty {
+            let delete = try db.cachedStatement(sql: "DELETE FROM serialdb_sync_outbox WHERE seq = ?")
+            for seq in dropped {
+                try delete.execute(values: seq)
+            }
         }
         try markSent(db, batch)
         return batch
@@ -214,11 +260,19 @@ enum Outbox {
         try db.execute(sql: "UPDATE serialdb_sync_state SET sent_through = ? WHERE id = 1", arguments: [last])
     }
 
-    /// The first column (by name) of the mutation's row or key that holds an infinite REAL.
-    /// (SQLite stores NaN as NULL, so infinities are the only doubles without a JSON form.)
-    private static func nonFiniteColumn(of mutation: SyncMutation) -> (name: String, value: Double)? {
-        let columns = mutation.row ?? mutation.key ?? [:]
-        return columns.compactMap { name, value -> (name: String, value: Double)? in
+    /// The first column (by name) of the row (`values` in the order of `names`, which is by
+    /// name) or of the mutation's key that holds an infinite REAL. (SQLite stores NaN as NULL,
+    /// so infinities are the only doubles without a JSON form.)
+    private static func nonFiniteColumn(names: [String], values: [SyncValue]?, of mutation: SyncMutation) -> (
+        name: String, value: Double
+    )? {
+        if let values {
+            for (name, value) in zip(names, values) {
+                if case .real(let real) = value, !real.isFinite { return (name, real) }
+            }
+            return nil
+        }
+        return (mutation.key ?? [:]).compactMap { name, value -> (name: String, value: Double)? in
             if case .real(let real) = value, !real.isFinite { return (name, real) }
             return nil
         }.min { $0.name < $1.name }
@@ -245,36 +299,30 @@ enum Outbox {
     /// each entry leaves the outbox; applied keys remember their new version; a conflict
     /// adopts the server's row unless the resolver keeps the local one (queued again on the
     /// server's version) or the key has a newer unsent change (which then goes up on it).
+    ///
+    /// `entryKeys` are the canonical keys of the batch's mutations, in order, when the batch
+    /// was read from the outbox (``Batch/entryKeys``); without them (a retry) the keys are read
+    /// back from the entries.
     static func settle(
-        _ db: Database, batch: [SyncMutation], results: [SyncMutationResult],
+        _ db: Database, batch: [SyncMutation], entryKeys: [String] = [], results: [SyncMutationResult],
         resolver: (@Sendable (SyncConflict) -> SyncConflictResolution)?, isRetry: Bool = false
     ) throws -> Settled {
-        let bySeq = Dictionary(results.map { ($0.seq, $0) }, uniquingKeysWith: { first, _ in first })
+        // A server answers in the request's order: results are then taken by position, not
+        // looked up by seq.
+        let inOrder = results.count == batch.count && zip(results, batch).allSatisfy { $0.seq == $1.seq }
+        let bySeq = inOrder ? [:] : Dictionary(results.map { ($0.seq, $0) }, uniquingKeysWith: { first, _ in first })
         var settled = Settled()
         try SyncMetadata.applyingServerRows(db) {
             try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
-            // The batch's entries leave the outbox in one statement, which returns their keys:
-            // a range of seqs, because a sent batch is every entry left between its first and
-            // last seq (see `SyncMetadata`).
-            var keysBySeq: [Int64: String] = [:]
-            keysBySeq.reserveCapacity(batch.count)
-            if let first = batch.first?.seq, let last = batch.last?.seq {
-                for row in try db.fetchAll(
-                    Row.self, sql: "DELETE FROM serialdb_sync_outbox WHERE seq BETWEEN ? AND ? RETURNING seq, key",
-                    arguments: [first, last])
-                {
-                    keysBySeq[try row.decode(Int64.self, at: 0)] = try row.decode(String.self, at: 1)
-                }
-                try db.execute(sql: "DELETE FROM serialdb_sync_sent WHERE first_seq = ?", arguments: [first])
-            }
+            let keys = try removeEntries(db, of: batch, entryKeys: entryKeys)
             var tables: [String: SyncedTable] = [:]
             var appliedVersions: [String: [String: Int64?]] = [:]
-            for mutation in batch {
-                guard let result = bySeq[mutation.seq] else {
+            for (index, mutation) in batch.enumerated() {
+                guard let result = inOrder ? results[index] : bySeq[mutation.seq] else {
                     throw SyncError(
                         .invalidResponse, "The server's answer to an upload lacks the result of seq \(mutation.seq).")
                 }
-                guard let key = keysBySeq[mutation.seq] else { continue }
+                guard let key = keys[index] else { continue }
                 func table() throws -> SyncedTable {
                     let table = try tables[mutation.table] ?? SyncedTable(db, name: mutation.table)
                     tables[mutation.table] = table
@@ -318,6 +366,36 @@ enum Outbox {
         }
         try BrokenForeignKeys.check(db, writing: "the server's answer to an upload (the rows of its conflicts)")
         return settled
+    }
+
+    /// Deletes the entries of a sent batch from the outbox, and returns the canonical key of
+    /// each of its mutations whose entry was still there (`nil` for one deleted by hand since).
+    ///
+    /// A sent batch is every entry left between its first and last seq (see `SyncMetadata`),
+    /// so one statement deletes the range. When the batch's keys are known (`entryKeys`) and the
+    /// range holds as many entries as the batch has mutations, they are its entries (nothing
+    /// writes an entry at or below `sent_through`), and their keys are not read back.
+    private static func removeEntries(_ db: Database, of batch: [SyncMutation], entryKeys: [String]) throws
+        -> [String?]
+    {
+        guard let first = batch.first?.seq, let last = batch.last?.seq else { return [] }
+        try db.execute(sql: "DELETE FROM serialdb_sync_sent WHERE first_seq = ?", arguments: [first])
+        let range: StatementArguments = [first, last]
+        if entryKeys.count == batch.count,
+            try db.fetchOne(
+                Int.self, sql: "SELECT count(*) FROM serialdb_sync_outbox WHERE seq BETWEEN ? AND ?",
+                arguments: range) == batch.count
+        {
+            try db.execute(sql: "DELETE FROM serialdb_sync_outbox WHERE seq BETWEEN ? AND ?", arguments: range)
+            return entryKeys
+        }
+        var keysBySeq: [Int64: String] = [:]
+        keysBySeq.reserveCapacity(batch.count)
+        try db.cachedStatement(sql: "DELETE FROM serialdb_sync_outbox WHERE seq BETWEEN ? AND ? RETURNING seq, key")
+            .forEachRow(arguments: range) { row in
+                keysBySeq[try row.decode(Int64.self, at: 0)] = try row.decode(String.self, at: 1)
+            }
+        return batch.map { keysBySeq[$0.seq] }
     }
 
     private static func settleConflict(

@@ -168,9 +168,12 @@ public final class SyncClient: Sendable {
             guard let (batch, response) = answered else { return }
             answered = nil
             let mutations = batch.mutations
+            let entryKeys = batch.entryKeys
             let isRetry = batch.isRetry
             let settled = try await database.write { db in
-                try Outbox.settle(db, batch: mutations, results: response.results, resolver: resolver, isRetry: isRetry)
+                try Outbox.settle(
+                    db, batch: mutations, entryKeys: entryKeys, results: response.results, resolver: resolver,
+                    isRetry: isRetry)
             }
             report.uploaded += settled.uploaded
             uploaded.add(settled)

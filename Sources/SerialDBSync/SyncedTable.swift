@@ -3,7 +3,10 @@ import SerialDB
 /// What the sync needs to know of one app table, read from `PRAGMA table_xinfo`: its
 /// columns with their declared types and its primary key. Generated and hidden columns are
 /// left out: they cannot be written and are not part of a row on the wire.
-struct SyncedTable: Sendable {
+///
+/// A class, immutable: a batch or a page uses one for every row, and copying a struct of this
+/// many references retained and released each of them per row.
+final class SyncedTable: Sendable {
     struct Column: Sendable {
         var name: String
         var declaredType: String
@@ -20,8 +23,12 @@ struct SyncedTable: Sendable {
     private let keyAffinities: [ColumnAffinity]
     /// Column positions by lowercased name: a page looks up every column of every row.
     private let columnIndex: [String: Int]
+    /// The columns in the order a row travels in (by name): an upload writes each row it reads
+    /// in this order, straight from the values (``fetchWireRow(_:key:)``).
+    let wireLayout: WireRowLayout
     /// The statements of the per-row paths, built once per table instead of once per row.
-    private let selectRowSQL: String
+    /// The SELECT returns the columns in ``wireLayout`` order.
+    private let selectWireRowSQL: String
     private let deleteRowSQL: String
     /// The upsert of a row that carries every column, the shape the server sends, its
     /// parameters in column order.
@@ -63,8 +70,9 @@ struct SyncedTable: Sendable {
         keyAffinities = primaryKey.map { columnIndex[$0.lowercased()].map { columns[$0].affinity } ?? .blob }
         let keyCondition = primaryKey.map { "\($0.quotedDatabaseIdentifier) IS ?" }.joined(separator: " AND ")
         let table = name.quotedDatabaseIdentifier
-        selectRowSQL =
-            "SELECT \(columns.map(\.name.quotedDatabaseIdentifier).joined(separator: ", ")) FROM \(table) WHERE \(keyCondition)"
+        wireLayout = WireRowLayout(columns: columns.map(\.name))
+        selectWireRowSQL =
+            "SELECT \(wireLayout.names.map(\.quotedDatabaseIdentifier).joined(separator: ", ")) FROM \(table) WHERE \(keyCondition)"
         deleteRowSQL = "DELETE FROM \(table) WHERE \(keyCondition)"
         fullUpsertSQL = Self.upsertSQL(table: name, columns: columns.map(\.name), primaryKey: primaryKey)
         canonicalKeySQL = CanonicalKey.selectSQL(count: primaryKey.count)
@@ -108,15 +116,24 @@ struct SyncedTable: Sendable {
 
     /// The local row with this key, every column, or `nil`.
     func fetchRow(_ db: Database, key values: [DatabaseValue]) throws -> [String: SyncValue]? {
-        guard let row = try db.fetchOne(Row.self, sql: selectRowSQL, arguments: StatementArguments(values)) else {
-            return nil
+        try fetchWireRow(db, key: values).map { Dictionary(uniqueKeysWithValues: zip(wireLayout.names, $0)) }
+    }
+
+    /// The values of the local row with this key in ``wireLayout`` order, or `nil`: read in
+    /// place from one cached statement, for an upload that reads a row per outbox entry.
+    func fetchWireRow(_ db: Database, key values: [DatabaseValue]) throws -> [SyncValue]? {
+        var found: [SyncValue]?
+        try db.cachedStatement(sql: selectWireRowSQL).forEachRow(arguments: StatementArguments(values)) { row in
+            // A key with NULL in it may match more than one row (`IS`): the first, as before.
+            guard found == nil else { return }
+            var values: [SyncValue] = []
+            values.reserveCapacity(row.count)
+            for index in 0..<row.count {
+                values.append(SyncValue(row[index]))
+            }
+            found = values
         }
-        var result: [String: SyncValue] = [:]
-        result.reserveCapacity(columns.count)
-        for (index, column) in columns.enumerated() {
-            result[column.name] = SyncValue(row[index])
-        }
-        return result
+        return found
     }
 
     /// Inserts or updates a server row in place (never REPLACE, which would delete first and

@@ -119,6 +119,12 @@ public struct JSONWriter: Sendable {
         }
     }
 
+    /// A member's name, quoted and escaped as ``string(_:)`` writes it, and its colon.
+    public mutating func member(_ name: String) {
+        string(name)
+        raw(":")
+    }
+
     /// A member's name and its colon (`"struct_version":`), after a comma unless it is the
     /// first member of its object (the last byte written is the object's `{`).
     public mutating func field(_ name: WireName) {

@@ -27,6 +27,25 @@ extension SyncMutation {
     /// Writes the wire form, also kept in the outbox while the upload is unanswered, so that
     /// a retry sends exactly the same mutation: row columns in name order.
     public func write(to writer: inout JSONWriter) throws {
+        try Self.write(seq: seq, table: table, op: op, baseVersion: baseVersion, to: &writer) { writer in
+            if let row {
+                writer.field(.row)
+                try SyncValue.write(row: row, to: &writer)
+            }
+            if let key {
+                writer.field(.key)
+                try SyncValue.write(row: key, to: &writer)
+            }
+        }
+    }
+
+    /// Writes the wire form of a mutation whose `"row"` or `"key"` member `columns` writes
+    /// (with ``JSONWriter/field(_:)`` and a row object): the bytes ``write(to:)`` writes, for a
+    /// writer that has the columns in another form than a dictionary (``WireRowLayout``).
+    public static func write(
+        seq: Int64, table: String, op: Operation, baseVersion: Int64, to writer: inout JSONWriter,
+        columns: (inout JSONWriter) throws -> Void
+    ) rethrows {
         writer.raw("{")
         writer.field(.seq)
         writer.integer(seq)
@@ -34,14 +53,7 @@ extension SyncMutation {
         writer.string(table)
         writer.field(.op)
         writer.string(op.rawValue)
-        if let row {
-            writer.field(.row)
-            try SyncValue.write(row: row, to: &writer)
-        }
-        if let key {
-            writer.field(.key)
-            try SyncValue.write(row: key, to: &writer)
-        }
+        try columns(&writer)
         writer.field(.baseVersion)
         writer.integer(baseVersion)
         writer.raw("}")

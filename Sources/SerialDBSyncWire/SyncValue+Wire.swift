@@ -52,15 +52,20 @@ extension SyncValue {
     }
 
     /// Writes a row object, its columns in name order (so that a stored mutation and its
-    /// retry are byte for byte the same).
+    /// retry are byte for byte the same). ``WireRowLayout`` writes the same bytes from values
+    /// already in that order.
     public static func write(row: [String: SyncValue], to writer: inout JSONWriter) throws(NonFiniteValueError) {
         writer.raw("{")
-        for (index, column) in row.sorted(by: { $0.key < $1.key }).enumerated() {
+        for (index, column) in row.sorted(by: { writesBefore($0.key, $1.key) }).enumerated() {
             if index > 0 { writer.raw(",") }
-            writer.string(column.key)
-            writer.raw(":")
+            writer.member(column.key)
             try column.value.write(to: &writer)
         }
         writer.raw("}")
+    }
+
+    /// The order of a row object's members on the wire: by name.
+    static func writesBefore(_ name: String, _ other: String) -> Bool {
+        name < other
     }
 }

@@ -145,3 +145,58 @@ struct UploadOverlapTests {
         #expect(try server.rows(of: "note", account: "alice").count == 2)
     }
 }
+
+/// Settling an answer deletes the batch's entries as a range of seqs, and takes their keys
+/// from the batch instead of reading them back, when the range holds just the batch's entries.
+@Suite("An answer settled", .timeLimit(.minutes(2)))
+struct SettleTests {
+    @Test("an entry deleted by hand while its batch travelled is not settled, the others are")
+    func anEntryDeletedByHandIsNotSettled() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try InProcessSyncServer(tables: [noteTable])
+        let device = try Device(.file, in: directory, name: "device", server: server)
+        _ = try await device.client.sync()
+        for id in 1...4 { try device.insertNote("n\(id)", "note \(id)") }
+        let batch = try await device.queue.write { db in try Outbox.nextBatch(db, limit: 10, through: .max) }
+        #expect(batch.entryKeys.count == 4)
+        // n2's entry is deleted by hand; the server applied all four.
+        try device.execute("DELETE FROM serialdb_sync_outbox WHERE seq = ?", [batch.mutations[1].seq])
+        let results = batch.mutations.enumerated().map { index, mutation in
+            SyncMutationResult(seq: mutation.seq, status: .applied, version: Int64(11 + index))
+        }
+        let settled = try await device.queue.write { db in
+            try Outbox.settle(db, batch: batch.mutations, entryKeys: batch.entryKeys, results: results, resolver: nil)
+        }
+        #expect(settled.uploaded == 3)
+        let known = try await device.queue.read { db in
+            try ["n1", "n2", "n3", "n4"].map { id in
+                try SyncMetadata.knownVersion(db, table: "note", key: CanonicalKey.make(db, values: [.text(id)]))
+            }
+        }
+        #expect(known == [11, nil, 13, 14])
+        #expect(try device.outboxCount() == 0)
+    }
+
+    @Test("results in another order than the batch are settled by seq")
+    func resultsInAnotherOrderAreSettledBySeq() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try InProcessSyncServer(tables: [noteTable])
+        let device = try Device(.file, in: directory, name: "device", server: server)
+        _ = try await device.client.sync()
+        for id in 1...3 { try device.insertNote("n\(id)", "note \(id)") }
+        let batch = try await device.queue.write { db in try Outbox.nextBatch(db, limit: 10, through: .max) }
+        let results = batch.mutations.enumerated().map { index, mutation in
+            SyncMutationResult(seq: mutation.seq, status: .applied, version: Int64(21 + index))
+        }.reversed()
+        _ = try await device.queue.write { db in
+            try Outbox.settle(
+                db, batch: batch.mutations, entryKeys: batch.entryKeys, results: Array(results), resolver: nil)
+        }
+        let known = try await device.queue.read { db in
+            try ["n1", "n2", "n3"].map { id in
+                try SyncMetadata.knownVersion(db, table: "note", key: CanonicalKey.make(db, values: [.text(id)]))
+            }
+        }
+        #expect(known == [21, 22, 23])
+    }
+}
