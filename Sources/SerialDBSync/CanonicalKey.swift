@@ -36,7 +36,7 @@ enum CanonicalKey {
     /// the row's work.
     static func withoutSQL(_ values: [DatabaseValue]) -> String? {
         // The usual key, one INTEGER column: no buffer to build.
-        if values.count == 1, case .integer(let integer) = values[0] { return "I" + String(integer) }
+        if values.count == 1, case .integer(let value) = values[0] { return integer(value) }
         var key: [UInt8] = []
         key.reserveCapacity(values.count * 16)
         for (index, value) in values.enumerated() {
@@ -56,6 +56,29 @@ enum CanonicalKey {
             }
         }
         return String(decoding: key, as: UTF8.self)
+    }
+
+    /// The canonical key of one INTEGER key column, `I` and its decimal digits: written into a
+    /// buffer on the stack, a small string, where `"I" + String(value)` made two and joined them
+    /// (a downloaded page builds one per row).
+    static func integer(_ value: Int64) -> String {
+        // "I", a sign and 19 digits at most.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 21) { buffer in
+            var start = buffer.count
+            var magnitude = value.magnitude
+            repeat {
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 {
+                start -= 1
+                buffer[start] = UInt8(ascii: "-")
+            }
+            start -= 1
+            buffer[start] = UInt8(ascii: "I")
+            return String(decoding: UnsafeMutableBufferPointer(rebasing: buffer[start...]), as: UTF8.self)
+        }
     }
 
     /// Upper-case hex, as SQLite's `hex()` writes it.

@@ -85,18 +85,19 @@ enum Download {
         _ db: Database, _ application: TableFetch.PageApplication, ownRows: [String: Int64], highestKnown: Int64?
     ) throws -> (Int, Int64?) {
         let page = application.page
+        let changes = application.changes
         // A row may refer to one later in the page; tables come parents first (FetchOrder),
         // and what is still broken when the page is written is told by BrokenForeignKeys.
         try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
         let table = try SyncedTable(db, name: page.table)
+        // How each shape of row (its column names in order) maps onto the table: worked out
+        // once per shape, a page's rows having one or two.
+        let shapes = try changes.shapes.map { try table.rowShape(of: $0) }
         var keys: [String] = []
-        var keyValues: [[DatabaseValue]] = []
-        keys.reserveCapacity(page.changes.count)
-        keyValues.reserveCapacity(page.changes.count)
-        for change in page.changes {
-            let (key, values) = try table.canonicalKey(db, of: change.row)
-            keys.append(key)
-            keyValues.append(values)
+        keys.reserveCapacity(changes.count)
+        for index in 0..<changes.count {
+            keys.append(
+                try table.canonicalKey(db, of: changes.values(of: index), shape: shapes[changes.shapeOfChange[index]]))
         }
         if application.recordsSeenKeys {
             try db.execute(
@@ -110,12 +111,17 @@ enum Download {
             highestKnown = .min
         }
         // This sync's own rows (see `isOwnRow`) are not looked up.
-        let own = ownRows.isEmpty ? [] : page.changes.indices.map { isOwnRow(page.changes[$0], keys[$0], ownRows) }
-        let lookedUp = own.isEmpty ? Array(page.changes.indices) : page.changes.indices.filter { !own[$0] }
+        let own =
+            ownRows.isEmpty
+            ? []
+            : keys.indices.map {
+                isOwnRow(version: changes.versions[$0], deleted: changes.deleted[$0], keys[$0], ownRows)
+            }
+        let lookedUp = own.isEmpty ? Array(keys.indices) : keys.indices.filter { !own[$0] }
         let known: [String: Int64]
         if lookedUp.isEmpty {
             known = [:]
-        } else if let highestKnown, lookedUp.allSatisfy({ page.changes[$0].version > highestKnown }) {
+        } else if let highestKnown, lookedUp.allSatisfy({ changes.versions[$0] > highestKnown }) {
             known = [:]
         } else {
             known = try SyncMetadata.knownVersions(
@@ -123,12 +129,11 @@ enum Download {
         }
         // The page's own changes, by key: a key the page holds twice meets its earlier change.
         var changedKnown: [String: Int64?] = [:]
-        changedKnown.reserveCapacity(page.changes.count)
+        changedKnown.reserveCapacity(changes.count)
         let upsert = try db.cachedStatement(sql: table.fullUpsertSQL)
         var rowValues: [DatabaseValue] = []
         var downloaded = 0
-        for (index, change) in page.changes.enumerated() {
-            let key = keys[index]
+        for (index, key) in keys.enumerated() {
             if !pending.isEmpty && pending.contains(key) { continue }
             if !own.isEmpty && own[index] && changedKnown[key] == nil { continue }
             let knownVersion: Int64?
@@ -137,21 +142,29 @@ enum Download {
             } else {
                 knownVersion = known.isEmpty ? nil : known[key]
             }
-            if change.deleted {
-                if let knownVersion, knownVersion > change.version { continue }
-                if try table.delete(db, key: keyValues[index]) { downloaded += 1 }
+            let version = changes.versions[index]
+            let shape = shapes[changes.shapeOfChange[index]]
+            if changes.deleted[index] {
+                if let knownVersion, knownVersion > version { continue }
+                if try table.delete(db, key: table.keyValues(of: changes.values(of: index), shape: shape)) {
+                    downloaded += 1
+                }
                 changedKnown[key] = .some(nil)
             } else {
                 if let knownVersion,
-                    change.version < knownVersion
-                        || (change.version == knownVersion
-                            && (!application.rewritesKnownRows || ownRows[key] == knownVersion))
+                    version < knownVersion
+                        || (version == knownVersion && (!application.rewritesKnownRows || ownRows[key] == knownVersion))
                 {
                     continue
                 }
-                try table.upsert(db, row: change.row, full: upsert, reusing: &rowValues)
-                changedKnown[key] = change.version
-                if knownVersion != change.version { downloaded += 1 }
+                if shape.columnPositions != nil {
+                    try table.upsert(
+                        db, values: changes.values(of: index), shape: shape, full: upsert, reusing: &rowValues)
+                } else {
+                    try table.upsert(db, row: changes.row(of: index))
+                }
+                changedKnown[key] = version
+                if knownVersion != version { downloaded += 1 }
             }
         }
         try SyncMetadata.setKnownVersions(db, table: table.name, changedKnown)
@@ -159,7 +172,7 @@ enum Download {
         if application.finishesResync {
             downloaded += try finishResync(db, table: table)
         }
-        return (downloaded, highestKnown.map { max($0, page.changes.map(\.version).max() ?? $0) })
+        return (downloaded, highestKnown.map { max($0, changes.versions.max() ?? $0) })
     }
 
     /// Whether `change` is a row this sync uploaded, come back at the very version the server
@@ -176,8 +189,8 @@ enum Download {
     /// delete applied by another client: the stale row would come back until the next fetch
     /// deleted it again; left alone, the delete stays. A different version (another device
     /// wrote the key in between, a conflict) is not this sync's row and is decided as any.
-    private static func isOwnRow(_ change: SyncChange, _ key: String, _ ownRows: [String: Int64]) -> Bool {
-        !change.deleted && ownRows[key] == change.version
+    private static func isOwnRow(version: Int64, deleted: Bool, _ key: String, _ ownRows: [String: Int64]) -> Bool {
+        !deleted && ownRows[key] == version
     }
 
     /// Starts a resync of `table`: cursor to 0, remember that a resync runs.

@@ -15,39 +15,51 @@ protocol FetchDataBytesTransport: SyncTransport {
 /// follow, resync, floor) read at once, its changes read in their own task, which runs while
 /// the next request travels and the page before is written.
 struct FetchedPage: Sendable {
-    /// The answer; its changes are empty while ``changes`` reads them.
+    /// The answer without its changes.
     let header: FetchDataResponse
-    /// The changes being read, or `nil` when ``header`` holds them.
-    private let changes: Task<[SyncChange], any Error>?
+    /// The changes being read, or `nil` when ``read`` holds them.
+    private let reading: Task<PageChanges, any Error>?
+    private let read: PageChanges
 
     /// Asks `transport` for a page.
     static func fetch(_ request: FetchDataRequest, from transport: any SyncTransport) async throws -> FetchedPage {
         guard let transport = transport as? any FetchDataBytesTransport else {
-            return FetchedPage(header: try await transport.fetchData(request), changes: nil)
+            return FetchedPage(answer: try await transport.fetchData(request))
         }
         let bytes = try await transport.fetchDataBytes(request)
         guard let (header, range) = FetchDataResponse.readSkippingChanges(bytes) else {
             do {
-                return FetchedPage(header: try FetchDataResponse(fetchDataBytes: bytes), changes: nil)
+                return FetchedPage(answer: try FetchDataResponse(fetchDataBytes: bytes))
             } catch {
                 throw transport.unreadableAnswer(error)
             }
         }
-        let changes = Task {
+        let reading = Task {
             do {
                 return try FetchDataResponse.readChanges(bytes, in: range)
             } catch {
                 throw transport.unreadableAnswer(error)
             }
         }
-        return FetchedPage(header: header, changes: changes)
+        return FetchedPage(header: header, reading: reading, read: PageChanges())
     }
 
-    /// The whole page, once its changes are read.
-    func page() async throws -> FetchDataResponse {
-        guard let changes else { return header }
-        var page = header
-        page.changes = try await changes.value
-        return page
+    /// A page whose changes are read already.
+    private init(answer: FetchDataResponse) {
+        var header = answer
+        header.changes = []
+        self.init(header: header, reading: nil, read: PageChanges(answer.changes))
+    }
+
+    private init(header: FetchDataResponse, reading: Task<PageChanges, any Error>?, read: PageChanges) {
+        self.header = header
+        self.reading = reading
+        self.read = read
+    }
+
+    /// The page's changes, once they are read.
+    func changes() async throws -> PageChanges {
+        guard let reading else { return read }
+        return try await reading.value
     }
 }

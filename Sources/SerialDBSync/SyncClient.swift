@@ -380,7 +380,7 @@ public final class SyncClient: Sendable {
                     Task { try await FetchedPage.fetch(request, from: transport) }
                 }
                 do {
-                    application.page = try await answer.page()
+                    application.changes = try await answer.changes()
                     let applied = try await database.write { [application, bound] db in
                         try Download.apply(db, application, ownRows: ownRows, bound: bound)
                     }

@@ -83,30 +83,58 @@ final class SyncedTable: Sendable {
         columnIndex[name.lowercased()].map { columns[$0] }
     }
 
-    /// The canonical key of a wire row (its key columns converted by affinity).
+    /// How rows whose column names are `names`, in that order, map onto the table (see
+    /// ``RowShape``): worked out once for all the rows of a page that share them.
     ///
     /// - Throws: ``SyncError/Code/invalidResponse`` when a key column is missing.
-    func canonicalKey(_ db: Database, of row: [String: SyncValue]) throws -> (key: String, values: [DatabaseValue]) {
-        let values = try keyValues(of: row)
-        return (try CanonicalKey.make(db, values: values, sql: canonicalKeySQL), values)
-    }
-
-    /// The key columns' values of a wire row, converted by affinity.
-    ///
-    /// - Throws: ``SyncError/Code/invalidResponse`` when a key column is missing.
-    func keyValues(of row: [String: SyncValue]) throws -> [DatabaseValue] {
-        var values: [DatabaseValue] = []
-        values.reserveCapacity(primaryKey.count)
-        for (column, affinity) in zip(primaryKey, keyAffinities) {
-            guard let value = Self.value(of: column, in: row) else {
+    func rowShape(of names: [String]) throws -> RowShape {
+        var keyPositions: [Int] = []
+        keyPositions.reserveCapacity(primaryKey.count)
+        for column in primaryKey {
+            guard let position = Self.position(of: column, in: names) else {
                 throw SyncError(
                     .invalidResponse,
                     "A row of \(name.quotedDatabaseIdentifier) lacks its key column \(column.quotedDatabaseIdentifier)."
                 )
             }
-            values.append(value.converted(to: affinity).databaseValue)
+            keyPositions.append(position)
         }
-        return values
+        var columnPositions: [Int]? = nil
+        if names.count == columns.count {
+            // Every column under its own name, each once (as many names as columns).
+            let positions = columns.compactMap { column in names.firstIndex(of: column.name) }
+            if positions.count == columns.count { columnPositions = positions }
+        }
+        return RowShape(keyPositions: keyPositions, columnPositions: columnPositions)
+    }
+
+    /// Where a column's value is in a row with these names: under its own name, else under a
+    /// name that differs only in case; the last one when a row names it twice, whose value a
+    /// JSON object keeps.
+    private static func position(of column: String, in names: [String]) -> Int? {
+        if let exact = names.lastIndex(of: column) { return exact }
+        let lowered = column.lowercased()
+        return names.lastIndex { $0.lowercased() == lowered }
+    }
+
+    /// The canonical key of a row of `shape` whose values are `values` (its key columns
+    /// converted by affinity).
+    func canonicalKey(_ db: Database, of values: ArraySlice<SyncValue>, shape: RowShape) throws -> String {
+        // The usual key, one INTEGER column: no array of key values.
+        if shape.keyPositions.count == 1,
+            case .integer(let integer) = values[values.startIndex + shape.keyPositions[0]].converted(
+                to: keyAffinities[0])
+        {
+            return CanonicalKey.integer(integer)
+        }
+        return try CanonicalKey.make(db, values: keyValues(of: values, shape: shape), sql: canonicalKeySQL)
+    }
+
+    /// The key columns' values of a row of `shape`, converted by affinity, in key order.
+    func keyValues(of values: ArraySlice<SyncValue>, shape: RowShape) -> [DatabaseValue] {
+        zip(shape.keyPositions, keyAffinities).map { position, affinity in
+            values[values.startIndex + position].converted(to: affinity).databaseValue
+        }
     }
 
     /// The key columns of a key's values, for the wire.
@@ -141,19 +169,7 @@ final class SyncedTable: Sendable {
     ///
     /// - Throws: ``SyncError/Code/invalidResponse`` for a column this table does not have, or one
     ///   sent twice under names that differ only in case.
-    func upsert(_ db: Database, row: [String: SyncValue], full: Statement? = nil) throws {
-        var values: [DatabaseValue] = []
-        try upsert(db, row: row, full: full, reusing: &values)
-    }
-
-    /// ``upsert(_:row:full:)`` with the array the values are bound from passed in: a page
-    /// passes the same one for every row, so that its storage is allocated once per page.
-    func upsert(_ db: Database, row: [String: SyncValue], full: Statement?, reusing values: inout [DatabaseValue])
-        throws
-    {
-        if let full, valuesOfEveryColumn(row, into: &values) {
-            return try full.execute(arguments: StatementArguments(values))
-        }
+    func upsert(_ db: Database, row: [String: SyncValue]) throws {
         var present: [(position: Int, value: SyncValue)] = []
         present.reserveCapacity(row.count)
         for (columnName, value) in row {
@@ -182,43 +198,23 @@ final class SyncedTable: Sendable {
         try db.execute(sql: sql, arguments: StatementArguments(presentValues))
     }
 
-    /// Puts in `values` the values of a row that holds exactly this table's columns under their
-    /// own names (what the server sends), in column order and converted; `false` for any other
-    /// row. No lowercased name and no sort; the values stay ``DatabaseValue``s, which
-    /// ``StatementArguments`` binds without boxing them.
-    ///
-    /// Up to `scanLimit` columns each of the row's names is found by comparing it with the
-    /// column names, from the column after the last one found (a name the parser read is most
-    /// often a small string, compared in two words): cheaper than hashing it. Every name found
-    /// at a distinct column, and as many names as columns, means every column is there.
-    private func valuesOfEveryColumn(_ row: [String: SyncValue], into values: inout [DatabaseValue]) -> Bool {
-        values.removeAll(keepingCapacity: true)
-        let count = columns.count
-        guard row.count == count else { return false }
-        guard count <= Self.scanLimit else {
-            for column in columns {
-                guard let value = row[column.name] else { return false }
-                values.append(value.converted(to: column.affinity).databaseValue)
-            }
-            return true
+    /// ``upsert(_:row:)`` for a row of a `shape` that holds every column under its own name
+    /// (``RowShape/columnPositions``, what the server sends): its values are placed by
+    /// position, converted, and bound unboxed through `full` (``fullUpsertSQL``); `buffer` is
+    /// the array they are bound from, passed in so that a page allocates it once.
+    func upsert(
+        _ db: Database, values: ArraySlice<SyncValue>, shape: RowShape, full: Statement,
+        reusing buffer: inout [DatabaseValue]
+    ) throws {
+        guard let positions = shape.columnPositions else {
+            preconditionFailure("a row shape without every column goes through upsert(_:row:)")
         }
-        values.append(contentsOf: repeatElement(.null, count: count))
-        var position = 0
-        for (name, value) in row {
-            var scanned = 0
-            while columns[position].name != name {
-                scanned += 1
-                guard scanned < count else { return false }
-                position = position + 1 == count ? 0 : position + 1
-            }
-            values[position] = value.converted(to: columns[position].affinity).databaseValue
-            position = position + 1 == count ? 0 : position + 1
+        buffer.removeAll(keepingCapacity: true)
+        for (column, position) in zip(columns, positions) {
+            buffer.append(values[values.startIndex + position].converted(to: column.affinity).databaseValue)
         }
-        return true
+        try full.execute(arguments: StatementArguments(buffer))
     }
-
-    /// The widest row whose names ``valuesOfEveryColumn(_:into:)`` finds by comparing them.
-    private static let scanLimit = 16
 
     /// `INSERT INTO t(cols) VALUES (?, ...) ON CONFLICT(key) DO UPDATE SET` the other columns.
     private static func upsertSQL(table: String, columns: [String], primaryKey: [String]) -> String {
@@ -240,10 +236,13 @@ final class SyncedTable: Sendable {
         return db.changesCount > 0
     }
 
-    /// The value of a column of a wire row, whatever the case of its name.
-    static func value(of column: String, in row: [String: SyncValue]) -> SyncValue? {
-        if let value = row[column] { return value }
-        let lowered = column.lowercased()
-        return row.first { $0.key.lowercased() == lowered }?.value
+    /// How the rows of one shape of a page (their column names, in order) map onto the table.
+    struct RowShape: Sendable {
+        /// The row position of each primary-key column, in key order.
+        let keyPositions: [Int]
+        /// The row position of each of the table's columns, in the table's order, when the
+        /// row holds exactly the table's columns under their own names (what the server
+        /// sends); `nil` for any other row, which ``upsert(_:row:)`` writes.
+        let columnPositions: [Int]?
     }
 }

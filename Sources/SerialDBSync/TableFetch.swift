@@ -34,8 +34,12 @@ struct TableFetch: Sendable, Equatable {
 
     /// How one page is applied.
     struct PageApplication: Sendable, Equatable {
-        /// The answer, its cursor included.
+        /// The answer, its cursor included (its changes may be left out: ``changes`` holds
+        /// them).
         var page: FetchDataResponse
+        /// The page's changes, once read: the client reads them after it has sent the request
+        /// for the next page.
+        var changes = PageChanges()
         /// Rows known at the page's version are written again (a fetch from 0).
         var rewritesKnownRows: Bool
         /// The page's keys are remembered as seen by the resync.

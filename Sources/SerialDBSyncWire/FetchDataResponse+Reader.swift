@@ -41,15 +41,15 @@ extension FetchDataResponse {
     }
 
     /// The changes of an answer that ``readSkippingChanges(_:)`` read, as
-    /// ``init(fetchDataBytes:)`` reads them.
+    /// ``init(fetchDataBytes:)`` reads them, laid out in columns.
     ///
     /// - Throws: ``JSONParseError``, ``WireFormatError``: the general reader's error for the
     ///   whole answer.
-    package static func readChanges(_ bytes: [UInt8], in range: Range<Int>) throws -> [SyncChange] {
+    package static func readChanges(_ bytes: [UInt8], in range: Range<Int>) throws -> PageChanges {
         var reader = JSONParser(bytes)
         reader.position = range.lowerBound
         if let changes = try? reader.readChanges(), reader.position == range.upperBound { return changes }
-        return try FetchDataResponse(jsonBytes: bytes).changes
+        return PageChanges(try FetchDataResponse(jsonBytes: bytes).changes)
     }
 }
 
@@ -80,7 +80,7 @@ extension JSONParser {
                     skipped = start..<position
                     changes = []
                 } else {
-                    changes = try readChanges()
+                    changes = try readChanges().changes
                 }
             case WireName.version.string where version == nil: version = try readInteger()
             case WireName.hasMore.string where hasMore == nil: hasMore = try readBool()
@@ -130,55 +130,59 @@ extension JSONParser {
         throw NotTheUsualAnswer()
     }
 
-    fileprivate mutating func readChanges() throws -> [SyncChange] {
+    fileprivate mutating func readChanges() throws -> PageChanges {
         try expect(UInt8(ascii: "["))
         skipWhitespace()
-        var changes: [SyncChange] = []
-        if try consume(UInt8(ascii: "]")) { return changes }
-        // The rows of a page share one shape: each row's dictionary is made at the size of
-        // the one before, instead of growing (and rehashing) as its columns arrive, and its
-        // column names are the row before's when they come in the same order.
+        var page = PageChanges()
+        if try consume(UInt8(ascii: "]")) { return page }
+        // The rows of a page share one shape: a row's column names are the row before's when
+        // they come in the same order (the Strings are reused, and the row shares its shape).
         var names: [String?] = []
+        var rowNames: [String] = []
         while true {
-            let change = try readChange(names: &names)
-            changes.append(change)
+            try readChange(into: &page, names: &names, rowNames: &rowNames)
             skipWhitespace()
-            if try consume(UInt8(ascii: "]")) { return changes }
+            if try consume(UInt8(ascii: "]")) { return page }
             try expect(UInt8(ascii: ","))
             skipWhitespace()
         }
     }
 
-    /// A change; `names` are the column names of the row before, in its order (see
-    /// ``readRow(names:)``). Its members' names are matched as bytes: a name written any other
-    /// way leaves the page to the general reader.
-    private mutating func readChange(names: inout [String?]) throws -> SyncChange {
+    /// A change, added to `page`; `names` are the column names of the row before, in its
+    /// order (see ``readRow(into:names:rowNames:)``). Its members' names are matched as bytes: a
+    /// name written any other way leaves the page to the general reader.
+    private mutating func readChange(into page: inout PageChanges, names: inout [String?], rowNames: inout [String])
+        throws
+    {
         var version: Int64?
         var deleted: Bool?
-        var row: [String: SyncValue]?
+        var rowRead = false
         var more = try openObject()
         while more {
             if version == nil, try readMemberName(.version) {
                 version = try readInteger()
             } else if deleted == nil, try readMemberName(.deleted) {
                 deleted = try readBool()
-            } else if row == nil, try readMemberName(.row) {
-                row = try readRow(names: &names)
+            } else if !rowRead, try readMemberName(.row) {
+                try readRow(into: &page, names: &names, rowNames: &rowNames)
+                rowRead = true
             } else {
                 throw NotTheUsualAnswer()
             }
             more = try nextMember()
         }
-        guard let version, let deleted, let row else { throw NotTheUsualAnswer() }
-        return SyncChange(version: version, deleted: deleted, row: row)
+        guard let version, let deleted, rowRead else { throw NotTheUsualAnswer() }
+        page.endRow(version: version, deleted: deleted, names: rowNames)
     }
 
-    /// A row object, its dictionary made at the size of the row before; a column named twice
-    /// keeps its last value, as in a ``JSONValue`` object. `names` are the row before's column
-    /// names in order (`nil` for one written with escapes): a column that comes under the same
-    /// name at the same place reuses its String, and `names` become this row's.
-    private mutating func readRow(names: inout [String?]) throws -> [String: SyncValue] {
-        var row = [String: SyncValue](minimumCapacity: names.count)
+    /// A row object: its values go to `page`, its column names to `rowNames`. `names` are the
+    /// row before's column names in order (`nil` for one written with escapes): a column that
+    /// comes under the same name at the same place reuses its String, and `names` become
+    /// this row's.
+    private mutating func readRow(into page: inout PageChanges, names: inout [String?], rowNames: inout [String])
+        throws
+    {
+        rowNames.removeAll(keepingCapacity: true)
         var index = 0
         var more = try openObject()
         while more {
@@ -190,12 +194,12 @@ extension JSONParser {
                 let plain = Self.plainName(name)
                 if index < names.count { names[index] = plain } else { names.append(plain) }
             }
-            row[name] = try readColumnValue()
+            rowNames.append(name)
+            page.appendValue(try readColumnValue())
             index += 1
             more = try nextMember()
         }
         if index < names.count { names.removeSubrange(index...) }
-        return row
     }
 
     /// A column value, read as ``SyncValue/init(json:context:)`` reads it.

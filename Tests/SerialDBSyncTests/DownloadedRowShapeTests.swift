@@ -66,6 +66,59 @@ struct DownloadedRowShapeTests {
         #expect(try laptop.cursor() == cursorBefore)
     }
 
+    @Test("rows of one page whose columns come in other orders, and a tombstone between them, are each applied whole")
+    func rowsOfSeveralShapesInOnePage() async throws {
+        let directory = try TemporaryDirectory()
+        let (_, phone, laptop) = try await twoDevicesWithNoteA1(in: directory)
+        try phone.insertNote("a2", "second", body: "b2")
+        try phone.insertNote("a3", "third")
+        _ = try await phone.client.sync()
+        try phone.execute("DELETE FROM note WHERE id = 'a1'")
+        try phone.insertNote("a4", "fourth", body: "b4")
+        _ = try await phone.client.sync()
+        // The server writes a row's columns in name order; this page gives two rows theirs in
+        // other orders (each its own shape), around the tombstone of a1.
+        laptop.transport.rewriteNextAnswerBytes.withLock {
+            $0 = { bytes in
+                let text = String(decoding: bytes, as: UTF8.self)
+                    .replacing(
+                        #"{"body":"b2","id":"a2","title":"second"}"#, with: #"{"title":"second","id":"a2","body":"b2"}"#
+                    )
+                    .replacing(
+                        #"{"body":null,"id":"a3","title":"third"}"#, with: #"{"id":"a3","body":null,"title":"third"}"#)
+                precondition(text.contains(#""title":"second","id":"a2""#) && text.contains(#""id":"a3","body":null"#))
+                return Array(text.utf8)
+            }
+        }
+        let report = try await laptop.client.sync()
+        #expect(report.downloaded == 3)
+        let rows = try await laptop.queue.read { db in
+            try db.fetchAll(Row.self, sql: "SELECT id, title, body FROM note ORDER BY id").map {
+                [$0[0], $0[1], $0[2]]
+            }
+        }
+        #expect(
+            rows == [
+                [.text("a2"), .text("second"), .text("b2")], [.text("a3"), .text("third"), .null],
+                [.text("a4"), .text("fourth"), .text("b4")],
+            ])
+    }
+
+    @Test("a downloaded row without its key column is refused and its page changes nothing")
+    func rowWithoutItsKeyIsRefused() async throws {
+        let directory = try TemporaryDirectory()
+        let (_, phone, laptop) = try await twoDevicesWithNoteA1(in: directory)
+        try phone.insertNote("a2", "second")
+        _ = try await phone.client.sync()
+        let cursorBefore = try laptop.cursor()
+        try await rewriteServerRow(phone, laptop, id: "a1", to: ["title": .text("keyless"), "body": .null])
+        let error = await #expect(throws: SyncError.self) { try await laptop.client.sync() }
+        #expect(error?.code == .invalidResponse)
+        #expect(error?.message.contains("lacks its key column") == true)
+        #expect(try laptop.titles().isEmpty)
+        #expect(try laptop.cursor() == cursorBefore)
+    }
+
     /// Two devices of one account with the note table; the phone has uploaded note "a1"
     /// (title "first", body "kept"), which the laptop has not fetched yet.
     private func twoDevicesWithNoteA1(in directory: TemporaryDirectory) async throws -> (

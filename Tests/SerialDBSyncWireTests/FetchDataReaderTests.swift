@@ -108,7 +108,7 @@ struct FetchDataReaderTests {
         let (header, range) = try #require(FetchDataResponse.readSkippingChanges(bytes))
         #expect(header.changes.isEmpty)
         var page = header
-        page.changes = try FetchDataResponse.readChanges(bytes, in: range)
+        page.changes = try FetchDataResponse.readChanges(bytes, in: range).changes
         #expect(page == expected)
         #expect(try JSONValue.parse(bytes[range]).arrayValue?.count == expected.changes.count)
     }
