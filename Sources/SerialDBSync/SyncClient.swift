@@ -353,7 +353,9 @@ public final class SyncClient: Sendable {
         _ table: String, from cursor: Int64, resyncing: Bool, ownRows: [String: Int64], state: inout SyncProgress,
         progress: (@Sendable (SyncProgress) -> Void)?
     ) async throws -> Int {
-        var fetch = TableFetch(table: table, cursor: cursor, resyncInProgress: resyncing, pageSize: pageSize)
+        var fetch = TableFetch(
+            table: table, cursor: cursor, resyncInProgress: resyncing,
+            pageSize: Self.fetchPageSize(pageSize, ownRows: ownRows.count))
         var downloaded = 0
         // What each page proves of the table's known versions for the next one.
         var bound: Download.KnownVersionBound?
@@ -396,6 +398,16 @@ public final class SyncClient: Sendable {
                 answer = try await next.value
             }
         }
+    }
+
+    /// The rows a fetch asks for per page: the client's page size, or, after an upload that
+    /// stored more rows of the table, that many (up to the protocol's largest page). Those rows
+    /// come back with the fetch at the versions the upload was answered, and are neither looked
+    /// up nor written (``Download/apply(_:_:ownRows:bound:)``): larger pages bring them back in
+    /// fewer round trips. Rows of other devices between them are applied as in any page, so
+    /// such a page's transaction may hold up to that many of them.
+    static func fetchPageSize(_ pageSize: Int, ownRows: Int) -> Int {
+        min(SyncLimits.maximumPageSize, max(pageSize, ownRows))
     }
 
     /// Reports the rows downloaded so far in the table being fetched.

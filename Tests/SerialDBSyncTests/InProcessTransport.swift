@@ -27,6 +27,8 @@ final class InProcessTransport: SyncTransport {
     let token: String
     let hooks = Mutex<[Hook]>([])
     let calls = Mutex<[String]>([])
+    /// Every fetch-data request the client made, as it made it.
+    let fetchRequests = Mutex<[FetchDataRequest]>([])
     /// Rewrites the next fetch-data answer before the client sees it (a server of another
     /// implementation, sending rows of another shape).
     let rewriteNextPage = Mutex<(@Sendable (FetchDataResponse) -> FetchDataResponse)?>(nil)
@@ -106,6 +108,7 @@ final class InProcessTransport: SyncTransport {
     }
 
     func fetchData(_ request: FetchDataRequest) async throws -> FetchDataResponse {
+        fetchRequests.withLock { $0.append(request) }
         var request = request
         let bends = server.bends.withLock { $0 }
         if let cap = bends.pageCap { request.limit = min(request.limit, cap) }
