@@ -134,6 +134,7 @@ enum Download {
         var rowValues: [DatabaseValue] = []
         var downloaded = 0
         for (index, key) in keys.enumerated() {
+            ProcessorSharing.afterRow(index)
             if !pending.isEmpty && pending.contains(key) { continue }
             if !own.isEmpty && own[index] && changedKnown[key] == nil { continue }
             let knownVersion: Int64?

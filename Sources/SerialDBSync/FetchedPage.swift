@@ -36,7 +36,7 @@ struct FetchedPage: Sendable {
         }
         let reading = Task {
             do {
-                return try FetchDataResponse.readChanges(bytes, in: range)
+                return try FetchDataResponse.readChanges(bytes, in: range, afterEach: ProcessorSharing.afterChange)
             } catch {
                 throw transport.unreadableAnswer(error)
             }

@@ -156,7 +156,8 @@ enum Outbox {
         // Entries that leave the outbox without being sent: a delete of a key the server never
         // had, and rejections.
         var dropped: [Int64] = []
-        for entry in entries {
+        for (index, entry) in entries.enumerated() {
+            ProcessorSharing.afterRow(index)
             let tableKey = TableKey(table: entry.table, key: entry.key)
             if let sending, sending.contains(tableKey) { break }
             let table: SyncedTable

@@ -171,9 +171,11 @@ public final class SyncClient: Sendable {
             let entryKeys = batch.entryKeys
             let isRetry = batch.isRetry
             let settled = try await database.write { db in
-                try Outbox.settle(
-                    db, batch: mutations, entryKeys: entryKeys, results: response.results, resolver: resolver,
-                    isRetry: isRetry)
+                try ProcessorSharing.sharing(db) {
+                    try Outbox.settle(
+                        db, batch: mutations, entryKeys: entryKeys, results: response.results, resolver: resolver,
+                        isRetry: isRetry)
+                }
             }
             report.uploaded += settled.uploaded
             uploaded.add(settled)
@@ -200,7 +202,9 @@ public final class SyncClient: Sendable {
                 try await settleAnswered()
                 try Task.checkCancellation()
                 let through = highWater
-                batch = try await database.write { db in try Outbox.nextBatch(db, limit: limit, through: through) }
+                batch = try await database.write { db in
+                    try ProcessorSharing.sharing(db) { try Outbox.nextBatch(db, limit: limit, through: through) }
+                }
             }
             guard !batch.isEmpty else { return uploaded }
             report.rejected += batch.rejected
@@ -215,7 +219,9 @@ public final class SyncClient: Sendable {
                     let keys = batch.keys
                     let through = highWater
                     let read = try await database.write { db in
-                        try Outbox.nextBatch(db, limit: limit, through: through, sending: keys)
+                        try ProcessorSharing.sharing(db) {
+                            try Outbox.nextBatch(db, limit: limit, through: through, sending: keys)
+                        }
                     }
                     // Empty (nothing more, or stopped before its first entry): asked again
                     // once this batch is settled, which may queue entries again.
@@ -384,7 +390,9 @@ public final class SyncClient: Sendable {
                 do {
                     application.changes = try await answer.changes()
                     let applied = try await database.write { [application, bound] db in
-                        try Download.apply(db, application, ownRows: ownRows, bound: bound)
+                        try ProcessorSharing.sharing(db) {
+                            try Download.apply(db, application, ownRows: ownRows, bound: bound)
+                        }
                     }
                     downloaded += applied.downloaded
                     bound = applied.bound

@@ -41,14 +41,19 @@ extension FetchDataResponse {
     }
 
     /// The changes of an answer that ``readSkippingChanges(_:)`` read, as
-    /// ``init(fetchDataBytes:)`` reads them, laid out in columns.
+    /// ``init(fetchDataBytes:)`` reads them. `afterEach` is called with the index of each change
+    /// the direct reader has read (a client that shares the processor yields every few).
     ///
     /// - Throws: ``JSONParseError``, ``WireFormatError``: the general reader's error for the
     ///   whole answer.
-    package static func readChanges(_ bytes: [UInt8], in range: Range<Int>) throws -> PageChanges {
+    package static func readChanges(
+        _ bytes: [UInt8], in range: Range<Int>, afterEach: (Int) -> Void = { _ in }
+    ) throws -> PageChanges {
         var reader = JSONParser(bytes)
         reader.position = range.lowerBound
-        if let changes = try? reader.readChanges(), reader.position == range.upperBound { return changes }
+        if let changes = try? reader.readChanges(afterEach: afterEach), reader.position == range.upperBound {
+            return changes
+        }
         return PageChanges(try FetchDataResponse(jsonBytes: bytes).changes)
     }
 }
@@ -80,7 +85,7 @@ extension JSONParser {
                     skipped = start..<position
                     changes = []
                 } else {
-                    changes = try readChanges().changes
+                    changes = try readChanges(afterEach: { _ in }).changes
                 }
             case WireName.version.string where version == nil: version = try readInteger()
             case WireName.hasMore.string where hasMore == nil: hasMore = try readBool()
@@ -130,7 +135,7 @@ extension JSONParser {
         throw NotTheUsualAnswer()
     }
 
-    fileprivate mutating func readChanges() throws -> PageChanges {
+    fileprivate mutating func readChanges(afterEach: (Int) -> Void) throws -> PageChanges {
         try expect(UInt8(ascii: "["))
         skipWhitespace()
         var page = PageChanges()
@@ -141,6 +146,7 @@ extension JSONParser {
         var rowNames: [String] = []
         while true {
             try readChange(into: &page, names: &names, rowNames: &rowNames)
+            afterEach(page.count - 1)
             skipWhitespace()
             if try consume(UInt8(ascii: "]")) { return page }
             try expect(UInt8(ascii: ","))
