@@ -49,7 +49,7 @@ struct SyncColumn: Sendable {
             case .integer, .numeric, .real: return .failure(reject("is \(typeName) and takes numbers, not strings"))
             }
         case .object(let members):
-            guard members.count == 1, let encoded = members["base64"]?.stringValue else {
+            guard members.count == 1, let encoded = members[WireName.base64.string]?.stringValue else {
                 return .failure(reject("takes no objects other than {\"base64\": \"...\"}"))
             }
             guard affinity == .blob || affinity == .any else {

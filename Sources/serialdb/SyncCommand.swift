@@ -9,7 +9,7 @@ struct SyncCommand {
     let path: String
     let url: URL
     let token: String
-    var pageSize = 500
+    var pageSize = SyncLimits.defaultPageSize
 
     /// Reads `DB --server URL --token T [--page-size N]`.
     /// - Throws: ``UsageError`` naming what is wrong.
