@@ -62,23 +62,7 @@ enum CanonicalKey {
     /// buffer on the stack, a small string, where `"I" + String(value)` made two and joined them
     /// (a downloaded page builds one per row).
     static func integer(_ value: Int64) -> String {
-        // "I", a sign and 19 digits at most.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 21) { buffer in
-            var start = buffer.count
-            var magnitude = value.magnitude
-            repeat {
-                start -= 1
-                buffer[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            if value < 0 {
-                start -= 1
-                buffer[start] = UInt8(ascii: "-")
-            }
-            start -= 1
-            buffer[start] = UInt8(ascii: "I")
-            return String(decoding: UnsafeMutableBufferPointer(rebasing: buffer[start...]), as: UTF8.self)
-        }
+        JSONWriter.withDecimal(value, prefix: UInt8(ascii: "I")) { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Upper-case hex, as SQLite's `hex()` writes it.
