@@ -6,11 +6,11 @@ import SerialDB
 /// way, and settles one upload while the next travels. On a machine with few cores the
 /// threads that carry a request (URLSession's, and in process the server's) are often woken
 /// on the core the sync's work runs on, and wait there for its slice to end while another
-/// core idles: on a 2-core Linux VM a request waited up to 2 ms behind a page being written,
+/// core idles: on a 2-core Linux VM a request waited up to 2.8 ms behind a page being written,
 /// so the request took as long as the write instead of running beside it. The sync's work
 /// therefore gives the processor away every few tens of microseconds (``yieldProcessor()``):
 /// a thread ready on the same core runs first, and when there is none the yield returns at
-/// once. It is the app's own work that is left alone: only the sync's blocks and loops yield.
+/// once. The app's own work is left alone: only the sync's blocks and loops yield.
 enum ProcessorSharing {
     /// Rows a loop writes or reads between two yields (each row runs its own statement,
     /// about 2 µs of work).
