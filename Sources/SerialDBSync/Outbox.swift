@@ -20,11 +20,14 @@ enum Outbox {
         /// Entries that cannot travel (a REAL that is infinite: JSON has no form for it). They
         /// left the outbox, as a change the server rejects does; the local row is untouched.
         var rejected: [SyncRejection] = []
-        /// The (table, key) of each mutation of a batch read from the outbox (not a retry).
-        var keys: Set<TableKey> = []
         /// The canonical key of each mutation, in order, for a batch read from the outbox (empty
         /// for a retry): settling the answer needs them, and need not read them back.
         var entryKeys: [String] = []
+
+        /// The (table, key) of each mutation of a batch read from the outbox (none for a retry).
+        var keys: Set<TableKey> {
+            Set(zip(mutations, entryKeys).map { TableKey(table: $0.table, key: $1) })
+        }
 
         var isEmpty: Bool { mutations.isEmpty && rejected.isEmpty }
     }
@@ -151,15 +154,13 @@ enum Outbox {
         batch.mutations.reserveCapacity(entries.count)
         batch.encodedMutations.reserveCapacity(entries.count)
         batch.entryKeys.reserveCapacity(entries.count)
-        batch.keys.reserveCapacity(entries.count)
         var bytes = 0
         // Entries that leave the outbox without being sent: a delete of a key the server never
         // had, and rejections.
         var dropped: [Int64] = []
         for (index, entry) in entries.enumerated() {
             ProcessorSharing.afterRow(index)
-            let tableKey = TableKey(table: entry.table, key: entry.key)
-            if let sending, sending.contains(tableKey) { break }
+            if let sending, sending.contains(TableKey(table: entry.table, key: entry.key)) { break }
             let table: SyncedTable
             if let known = tables[entry.table] {
                 table = known
@@ -199,7 +200,13 @@ enum Outbox {
                         operation: mutation.op, message: "not sent: " + message))
                 return true
             }
-            if let column = nonFiniteColumn(names: table.wireLayout.names, values: rowValues, of: mutation) {
+            let nonFinite =
+                if let rowValues {
+                    nonFiniteColumn(in: zip(table.wireLayout.names, rowValues))
+                } else {
+                    nonFiniteColumn(in: (mutation.key ?? [:]).lazy.map { ($0.key, $0.value) })
+                }
+            if let column = nonFinite {
                 let message =
                     "column \(JSONWriter.quoted(column.name)) is \(column.value), which JSON cannot carry to the "
                     + "server; store a finite number or NULL and the row goes up with the next sync"
@@ -233,7 +240,6 @@ enum Outbox {
             batch.mutations.append(mutation)
             batch.encodedMutations.append(encoded)
             batch.entryKeys.append(entry.key)
-            batch.keys.insert(tableKey)
         }
         if !dropped.isEmpty {
             let delete = try db.cachedStatement(sql: "DELETE FROM serialdb_sync_outbox WHERE seq = ?")
@@ -261,19 +267,12 @@ enum Outbox {
         try db.execute(sql: "UPDATE serialdb_sync_state SET sent_through = ? WHERE id = 1", arguments: [last])
     }
 
-    /// The first column (by name) of the row (`values` in the order of `names`, which is by
-    /// name) or of the mutation's key that holds an infinite REAL. (SQLite stores NaN as NULL,
-    /// so infinities are the only doubles without a JSON form.)
-    private static func nonFiniteColumn(names: [String], values: [SyncValue]?, of mutation: SyncMutation) -> (
+    /// The first column (by name) of `columns` (a row or a key) that holds an infinite REAL.
+    /// (SQLite stores NaN as NULL, so infinities are the only doubles without a JSON form.)
+    private static func nonFiniteColumn(in columns: some Sequence<(String, SyncValue)>) -> (
         name: String, value: Double
     )? {
-        if let values {
-            for (name, value) in zip(names, values) {
-                if case .real(let real) = value, !real.isFinite { return (name, real) }
-            }
-            return nil
-        }
-        return (mutation.key ?? [:]).compactMap { name, value -> (name: String, value: Double)? in
+        columns.compactMap { name, value -> (name: String, value: Double)? in
             if case .real(let real) = value, !real.isFinite { return (name, real) }
             return nil
         }.min { $0.name < $1.name }

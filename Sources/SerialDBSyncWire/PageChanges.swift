@@ -62,7 +62,7 @@ package struct PageChanges: Sendable, Equatable {
     private static let shapesSearched = 8
 
     /// Makes room for `changes` more changes and `values` more values.
-    package mutating func reserve(_ changes: Int, values count: Int) {
+    private mutating func reserve(_ changes: Int, values count: Int) {
         versions.reserveCapacity(versions.count + changes)
         deleted.reserveCapacity(deleted.count + changes)
         shapeOfChange.reserveCapacity(shapeOfChange.count + changes)

@@ -1,6 +1,7 @@
 import Foundation
 import SerialDB
 import SerialDBTestSupport
+import Synchronization
 import Testing
 
 @testable import SerialDBSync
@@ -78,6 +79,7 @@ struct DownloadedRowShapeTests {
         _ = try await phone.client.sync()
         // The server writes a row's columns in name order; this page gives two rows theirs in
         // other orders (each its own shape), around the tombstone of a1.
+        let reordered = Mutex(false)
         laptop.transport.rewriteNextAnswerBytes.withLock {
             $0 = { bytes in
                 let text = String(decoding: bytes, as: UTF8.self)
@@ -86,11 +88,14 @@ struct DownloadedRowShapeTests {
                     )
                     .replacing(
                         #"{"body":null,"id":"a3","title":"third"}"#, with: #"{"id":"a3","body":null,"title":"third"}"#)
-                precondition(text.contains(#""title":"second","id":"a2""#) && text.contains(#""id":"a3","body":null"#))
+                reordered.withLock {
+                    $0 = text.contains(#""title":"second","id":"a2""#) && text.contains(#""id":"a3","body":null"#)
+                }
                 return Array(text.utf8)
             }
         }
         let report = try await laptop.client.sync()
+        #expect(reordered.withLock { $0 }, "the page held the two rows in the server's form, and they were reordered")
         #expect(report.downloaded == 3)
         let rows = try await laptop.queue.read { db in
             try db.fetchAll(Row.self, sql: "SELECT id, title, body FROM note ORDER BY id").map {
